@@ -1,0 +1,1 @@
+//! The codemode integration suite (one binary so V8 links once).
