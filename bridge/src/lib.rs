@@ -1,24 +1,42 @@
 //! The wire between the tool runtime and the `code-mode-host` process: cell and call ids,
-//! content items, tool definitions, the events a cell emits and the commands it accepts.
+//! content items, tool definitions, the events a cell emits and the commands it accepts, the
+//! cell actor and session runtime written against the [`CellEngine`] seam, and the framed
+//! JSON protocol (codec, messages, host server, host client) that carries sessions across a
+//! process boundary.
 //!
-//! Central types: [`CellId`], [`ToolCallId`], [`ContentItem`], [`ToolDefinition`],
-//! [`CellStart`], [`CellEvent`], [`CellCommand`].
+//! Central types: [`CodeModeSession`] (what the runtime calls; [`LocalSession`] in process,
+//! [`RemoteSession`] / [`PooledSession`] over a host), [`SessionDelegate`] (what the runtime
+//! implements), [`CellId`], [`ContentItem`], [`CellStart`], [`CellEvent`], [`CellCommand`].
 //!
-//! Not here: V8 (codemode-host) or tool execution and policy (codemode-runtime).
-//! Depends on serde, serde_json, thiserror and tokio only.
+//! Not here: V8 (codemode-host) or tool execution, policy and message rendering
+//! (codemode-runtime). Depends on serde, serde_json, thiserror, tokio, tokio-util, futures
+//! and tracing only.
 #![forbid(unsafe_code)]
 #![deny(clippy::unwrap_used)]
 
 mod cell;
+mod cell_actor;
+mod cell_admission;
+mod code_mode_session;
 mod content;
 mod engine;
 mod error;
 mod ids;
+mod session;
 mod tool_definition;
 
+#[cfg(test)]
+mod scripted_engine;
+
 pub use cell::{CellCommand, CellEvent, CellLimits, CellStart, StoredValues};
+pub use cell_admission::{CellAdmission, DEFAULT_MAX_ACTIVE_CELLS};
+pub use code_mode_session::{
+    CodeModeSession, DEFAULT_MAX_CONCURRENT_TOOL_CALLS, ExecuteRequest, HOST_EXITED_CELL_LOST,
+    NestedToolCall, RUNTIME_ENDED_UNEXPECTEDLY, RuntimeResponse, SessionDelegate, WaitOutcome,
+};
 pub use content::{ContentItem, ImageDetail};
 pub use engine::{CellChannels, CellCommandSender, CellCommandSink, CellEngine};
 pub use error::BridgeError;
 pub use ids::{CellId, SessionId, ToolCallId};
+pub use session::{DEFAULT_TOMBSTONE_TTL, LaunchedCell, LocalSession, LocalSessionOptions};
 pub use tool_definition::{ToolDefinition, ToolKind, ToolName};
