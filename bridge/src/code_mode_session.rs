@@ -115,6 +115,11 @@ pub struct NestedToolCall {
     /// The JS name the call was made through.
     pub js_name: String,
     /// The JSON of the argument; `None` when absent or `undefined`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::message::present"
+    )]
     pub input: Option<serde_json::Value>,
 }
 

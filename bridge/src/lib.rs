@@ -18,10 +18,12 @@ mod cell;
 mod cell_actor;
 mod cell_admission;
 mod code_mode_session;
+mod codec;
 mod content;
 mod engine;
 mod error;
 mod ids;
+mod message;
 mod session;
 mod tool_definition;
 
@@ -34,9 +36,14 @@ pub use code_mode_session::{
     CodeModeSession, DEFAULT_MAX_CONCURRENT_TOOL_CALLS, ExecuteRequest, HOST_EXITED_CELL_LOST,
     NestedToolCall, RUNTIME_ENDED_UNEXPECTEDLY, RuntimeResponse, SessionDelegate, WaitOutcome,
 };
+pub use codec::{FrameReader, FrameWriter, MAX_FRAME_BYTES};
 pub use content::{ContentItem, ImageDetail};
 pub use engine::{CellChannels, CellCommandSender, CellCommandSink, CellEngine};
 pub use error::BridgeError;
 pub use ids::{CellId, SessionId, ToolCallId};
+pub use message::{
+    CAPABILITY_STORE_COMMIT, ClientMessage, DelegateCall, DelegateReply, ErrorCode, HostMessage,
+    Operation, OperationValue, PROTOCOL_VERSION, RejectReason, RequestId, WireResult,
+};
 pub use session::{DEFAULT_TOMBSTONE_TTL, LaunchedCell, LocalSession, LocalSessionOptions};
 pub use tool_definition::{ToolDefinition, ToolKind, ToolName};
