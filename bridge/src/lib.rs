@@ -22,6 +22,9 @@ mod codec;
 mod content;
 mod engine;
 mod error;
+mod host_client;
+mod host_pool;
+mod host_server;
 mod ids;
 mod message;
 mod session;
@@ -40,6 +43,9 @@ pub use codec::{FrameReader, FrameWriter, MAX_FRAME_BYTES};
 pub use content::{ContentItem, ImageDetail};
 pub use engine::{CellChannels, CellCommandSender, CellCommandSink, CellEngine};
 pub use error::BridgeError;
+pub use host_client::{HostClient, RemoteSession};
+pub use host_pool::{HostPool, HostPoolOptions, PooledSession};
+pub use host_server::{HostServerOptions, serve, serve_with};
 pub use ids::{CellId, SessionId, ToolCallId};
 pub use message::{
     CAPABILITY_STORE_COMMIT, ClientMessage, DelegateCall, DelegateReply, ErrorCode, HostMessage,
