@@ -35,13 +35,28 @@ function startsWith(text, prefix) {
   return ReflectApply(StringStartsWith, text, [prefix]);
 }
 
+const StringSplit = String.prototype.split;
+const ArrayJoin = Array.prototype.join;
+const ArrayPush = Array.prototype.push;
+const StringIncludes = String.prototype.includes;
+
 // The text of a caught JavaScript error, as helpers rethrow it: its stack when that is a
-// string (it starts with "Name: message"), otherwise String(error).
+// string (it starts with "Name: message"), otherwise String(error). Stack frames inside the
+// prelude or V8 builtins are dropped: the model can act only on frames in its own code.
 function errorText(error) {
   if (error !== null && (typeof error === "object" || typeof error === "function")) {
     const stack = error.stack;
     if (typeof stack === "string") {
-      return stack;
+      const lines = ReflectApply(StringSplit, stack, ["\n"]);
+      const kept = [];
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i];
+        const isFrame = startsWith(line, "    at ");
+        if (!isFrame || ReflectApply(StringIncludes, line, ["exec_main.mjs"])) {
+          ReflectApply(ArrayPush, kept, [line]);
+        }
+      }
+      return ReflectApply(ArrayJoin, kept, ["\n"]);
     }
   }
   return StringCtor(error);

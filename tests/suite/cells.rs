@@ -176,7 +176,7 @@ async fn bigint_argument_throws_synchronously_as_string() {
         |_, _| Answer::Value(None),
     )
     .await;
-    assert_eq!(run.texts, ["string:TypeError: Do not know how to serialize a BigInt"]);
+    assert_eq!(run.texts, ["string:TypeError: Do not know how to serialize a BigInt\n    at exec_main.mjs:1:13"]);
     assert!(run.tool_calls.is_empty());
 }
 
