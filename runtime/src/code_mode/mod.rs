@@ -5,8 +5,19 @@
 //! Not here: V8 and the cell actor (codemode-host / codemode-bridge) or JSON Schema →
 //! TypeScript rendering (`crate::declarations`).
 
+mod description;
 pub mod messages;
+mod naming;
 mod pragma;
+mod spec;
 
+pub use description::{
+    DEFERRED_TOOLS_GUIDANCE, ExecDescription, NamespaceDescription, wait_tool_description,
+};
 pub use messages::ScriptStatus;
+pub use naming::{
+    EXEC_TOOL_NAME, JsNameAllocator, WAIT_TOOL_NAME, code_mode_name, is_code_mode_tool, js_name,
+    normalize_code_mode_identifier,
+};
 pub use pragma::{ExecLimits, PRAGMA_PREFIX, PragmaError, parse_exec_source};
+pub use spec::{EXEC_GRAMMAR, exec_tool_spec, wait_tool_spec};
