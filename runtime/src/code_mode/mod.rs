@@ -8,8 +8,12 @@
 mod description;
 pub mod messages;
 mod naming;
+mod options;
+mod output;
+mod payload;
 mod pragma;
 mod spec;
+mod store;
 
 pub use description::{
     DEFERRED_TOOLS_GUIDANCE, ExecDescription, NamespaceDescription, wait_tool_description,
@@ -19,5 +23,12 @@ pub use naming::{
     EXEC_TOOL_NAME, JsNameAllocator, WAIT_TOOL_NAME, code_mode_name, is_code_mode_tool, js_name,
     normalize_code_mode_identifier,
 };
+pub use options::{
+    CodeModeOptions, DEFAULT_EXEC_YIELD_TIME_MS, DEFAULT_MAX_OUTPUT_TOKENS,
+    DEFAULT_WAIT_YIELD_TIME_MS,
+};
+pub use output::{CodeModeOutput, Observation};
+pub use payload::build_nested_payload;
 pub use pragma::{ExecLimits, PRAGMA_PREFIX, PragmaError, parse_exec_source};
 pub use spec::{EXEC_GRAMMAR, exec_tool_spec, wait_tool_spec};
+pub use store::SessionStore;
