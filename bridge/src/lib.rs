@@ -21,4 +21,4 @@ pub use content::{ContentItem, ImageDetail};
 pub use engine::{CellChannels, CellCommandSender, CellCommandSink, CellEngine};
 pub use error::BridgeError;
 pub use ids::{CellId, SessionId, ToolCallId};
-pub use tool_definition::{ToolDefinition, ToolKind, ToolName};
+pub use tool_definition::{DEFAULT_FUNCTION_NAMESPACE, ToolDefinition, ToolKind, ToolName};
