@@ -2,7 +2,7 @@
 //! Side-effecting built-ins (exec_command, apply_patch, …) live with the orchestrator.
 
 mod update_plan;
-mod view_image;
+pub(crate) mod view_image;
 
 pub use update_plan::{PlanItem, PlanListener, StepStatus, UpdatePlanArgs, UpdatePlanTool};
 pub use view_image::{ReadPermission, ViewImageOutput, ViewImageTool};

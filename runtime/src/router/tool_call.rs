@@ -97,12 +97,14 @@ pub fn build_tool_call(item: &Value) -> Result<Option<ToolCall>, FunctionCallErr
                 return Ok(None);
             };
             // The API sends the arguments as an object; older streams sent a JSON string.
-            let arguments = match call.arguments {
-                Value::String(raw) => raw,
-                other => other.to_string(),
+            let (arguments, parsed) = match call.arguments {
+                Value::String(raw) => {
+                    let parsed = serde_json::from_str::<ToolSearchArguments>(&raw);
+                    (raw, parsed)
+                }
+                other => (other.to_string(), ToolSearchArguments::deserialize(other)),
             };
-            serde_json::from_str::<ToolSearchArguments>(&arguments)
-                .map_err(|e| FunctionCallError::RespondToModel(messages::tool_search_parse_failed(&e.to_string())))?;
+            parsed.map_err(|e| FunctionCallError::RespondToModel(messages::tool_search_parse_failed(&e.to_string())))?;
             Ok(Some(ToolCall {
                 tool_name: ToolName::plain("tool_search"),
                 call_id,
