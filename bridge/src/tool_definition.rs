@@ -17,22 +17,34 @@ pub struct ToolName {
 impl ToolName {
     /// A tool in the default namespace.
     pub fn plain(name: impl Into<String>) -> Self {
-        Self { name: name.into(), namespace: None }
+        Self {
+            name: name.into(),
+            namespace: None,
+        }
     }
 
     /// A tool in `namespace`.
     pub fn namespaced(namespace: impl Into<String>, name: impl Into<String>) -> Self {
-        Self { name: name.into(), namespace: Some(namespace.into()) }
+        Self {
+            name: name.into(),
+            namespace: Some(namespace.into()),
+        }
     }
 
     /// A tool in an optional namespace.
     pub fn new(namespace: Option<String>, name: impl Into<String>) -> Self {
-        Self { name: name.into(), namespace }
+        Self {
+            name: name.into(),
+            namespace,
+        }
     }
 
     /// Whether the namespace is the default one: `None`, `""` or `functions`.
     pub fn is_default_namespace(&self) -> bool {
-        matches!(self.namespace.as_deref(), None | Some("") | Some(DEFAULT_FUNCTION_NAMESPACE))
+        matches!(
+            self.namespace.as_deref(),
+            None | Some("") | Some(DEFAULT_FUNCTION_NAMESPACE)
+        )
     }
 
     /// The same name with `None`/`""` replaced by `functions`: the registry key form, so
@@ -43,7 +55,10 @@ impl ToolName {
         } else {
             self.namespace.clone().unwrap_or_default()
         };
-        Self { name: self.name.clone(), namespace: Some(namespace) }
+        Self {
+            name: self.name.clone(),
+            namespace: Some(namespace),
+        }
     }
 }
 

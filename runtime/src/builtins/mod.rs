@@ -18,8 +18,9 @@ pub(crate) fn parse_function_arguments<T: serde::de::DeserializeOwned>(
         ToolPayload::Function { arguments } | ToolPayload::ToolSearch { arguments } => arguments,
         ToolPayload::Custom { input } => input,
     };
-    serde_json::from_str(arguments)
-        .map_err(|error| FunctionCallError::RespondToModel(messages::failed_to_parse_arguments(&error.to_string())))
+    serde_json::from_str(arguments).map_err(|error| {
+        FunctionCallError::RespondToModel(messages::failed_to_parse_arguments(&error.to_string()))
+    })
 }
 
 #[cfg(test)]

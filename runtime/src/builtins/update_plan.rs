@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::parse_function_arguments;
 use crate::tool::{
-    FunctionCallError, ResponseInputItem, ToolExecutor, ToolInvocation, ToolName, ToolOutput, ToolPayload, ToolSpec,
-    messages,
+    FunctionCallError, ResponseInputItem, ToolExecutor, ToolInvocation, ToolName, ToolOutput,
+    ToolPayload, ToolSpec, messages,
 };
 
 const DESCRIPTION: &str = "Updates the task plan.
@@ -65,7 +65,9 @@ impl UpdatePlanTool {
 
     /// The tool reporting updates to `listener`.
     pub fn with_listener(listener: PlanListener) -> Self {
-        Self { listener: Some(listener) }
+        Self {
+            listener: Some(listener),
+        }
     }
 }
 
@@ -118,7 +120,10 @@ impl ToolExecutor for UpdatePlanTool {
         ToolSpec::function("update_plan", DESCRIPTION, parameters)
     }
 
-    fn handle(&self, invocation: ToolInvocation) -> BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
+    fn handle(
+        &self,
+        invocation: ToolInvocation,
+    ) -> BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
         Box::pin(async move {
             let args: UpdatePlanArgs = parse_function_arguments(&invocation.payload)?;
             if let Some(listener) = &self.listener {

@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use super::parse_function_arguments;
 use crate::tool::{
-    ContentItemsToolOutput, FunctionCallError, FunctionCallOutputContentItem, ResponseInputItem, ToolExecutor,
-    ToolInvocation, ToolName, ToolOutput, ToolPayload, ToolSpec, messages,
+    ContentItemsToolOutput, FunctionCallError, FunctionCallOutputContentItem, ResponseInputItem,
+    ToolExecutor, ToolInvocation, ToolName, ToolOutput, ToolPayload, ToolSpec, messages,
 };
 
 const DESCRIPTION: &str = "View a local image from the filesystem (only use if given a full filepath by the user, and the image isn't already attached to the thread context within <image ...> tags).";
@@ -45,7 +45,10 @@ pub struct ViewImageTool {
 
 impl Default for ViewImageTool {
     fn default() -> Self {
-        Self { read_permission: None, max_bytes: DEFAULT_MAX_BYTES }
+        Self {
+            read_permission: None,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
     }
 }
 
@@ -81,7 +84,11 @@ impl ViewImageTool {
             return Err(respond(messages::image_not_a_file(path)));
         }
         if metadata.len() > self.max_bytes {
-            let detail = format!("the file is {} bytes, above the {}-byte limit", metadata.len(), self.max_bytes);
+            let detail = format!(
+                "the file is {} bytes, above the {}-byte limit",
+                metadata.len(),
+                self.max_bytes
+            );
             return Err(respond(messages::image_unsupported(path, &detail)));
         }
         let bytes = tokio::fs::read(path)
@@ -177,14 +184,19 @@ impl ToolExecutor for ViewImageTool {
         true
     }
 
-    fn handle(&self, invocation: ToolInvocation) -> BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
+    fn handle(
+        &self,
+        invocation: ToolInvocation,
+    ) -> BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
         Box::pin(async move {
             let args: ViewImageArgs = parse_function_arguments(&invocation.payload)?;
             let detail = match args.detail.as_deref() {
                 None => None,
                 Some(DETAIL_ORIGINAL) => Some(DETAIL_ORIGINAL.to_owned()),
                 Some(other) => {
-                    return Err(FunctionCallError::RespondToModel(messages::image_detail_unsupported(other)));
+                    return Err(FunctionCallError::RespondToModel(
+                        messages::image_detail_unsupported(other),
+                    ));
                 }
             };
             let path: PathBuf = invocation.context.cwd.join(&args.path);

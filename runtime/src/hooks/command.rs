@@ -48,7 +48,10 @@ pub struct CommandHook {
 impl CommandHook {
     /// A hook running `argv` with the default timeout.
     pub fn new(argv: Vec<String>) -> Self {
-        Self { argv, timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS) }
+        Self {
+            argv,
+            timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
+        }
     }
 
     /// The same hook with another time limit.
@@ -59,7 +62,10 @@ impl CommandHook {
 
     /// Runs the command once for `input`.
     pub async fn run(&self, input: &HookInput) -> Result<HookResponse, HookError> {
-        let spawn_error = |source| HookError::Spawn { command: self.argv.clone(), source };
+        let spawn_error = |source| HookError::Spawn {
+            command: self.argv.clone(),
+            source,
+        };
         let Some((program, args)) = self.argv.split_first() else {
             return Err(spawn_error(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,

@@ -14,9 +14,16 @@ use crate::router::{ToolCall, ToolCallResult};
 use crate::tool::{ResponseInputItem, ToolCallSource, ToolName, ToolPayload};
 use codemode_bridge::{CellId, ToolCallId};
 
-async fn run_with(tool: &TestTool, hooks: ToolHooks, call: ToolCall, source: ToolCallSource) -> ToolCallResult {
+async fn run_with(
+    tool: &TestTool,
+    hooks: ToolHooks,
+    call: ToolCall,
+    source: ToolCallSource,
+) -> ToolCallResult {
     let (step, _) = step_with(&registry_of(&[tool]), hooks);
-    ToolCallRuntime::new(step, CancellationToken::new()).handle_tool_call(call, source).await
+    ToolCallRuntime::new(step, CancellationToken::new())
+        .handle_tool_call(call, source)
+        .await
 }
 
 fn call(name: &str, arguments: &str) -> ToolCall {
@@ -25,7 +32,8 @@ fn call(name: &str, arguments: &str) -> ToolCall {
 
 fn model_output(result: &ToolCallResult) -> serde_json::Value {
     match result.response_item().unwrap() {
-        ResponseInputItem::FunctionCallOutput { output, .. } | ResponseInputItem::CustomToolCallOutput { output, .. } => output,
+        ResponseInputItem::FunctionCallOutput { output, .. }
+        | ResponseInputItem::CustomToolCallOutput { output, .. } => output,
         other => panic!("unexpected item {other:?}"),
     }
 }
@@ -34,15 +42,27 @@ fn model_output(result: &ToolCallResult) -> serde_json::Value {
 async fn pre_tool_use_block_of_a_command_tool_names_the_command() {
     let tool = TestTool::plain("exec_command").shell_like();
     let hooks = ToolHooks::new().with_pre_tool_use("Bash", |_| HookResponse::block("no deletes"));
-    let result = run_with(&tool, hooks, call("exec_command", "rm -rf /tmp/x"), ToolCallSource::Direct).await;
-    assert_eq!(model_output(&result), json!("Command blocked by PreToolUse hook: no deletes. Command: rm -rf /tmp/x"));
+    let result = run_with(
+        &tool,
+        hooks,
+        call("exec_command", "rm -rf /tmp/x"),
+        ToolCallSource::Direct,
+    )
+    .await;
+    assert_eq!(
+        model_output(&result),
+        json!("Command blocked by PreToolUse hook: no deletes. Command: rm -rf /tmp/x")
+    );
     assert_eq!(tool.call_count(), 0);
 }
 
 #[tokio::test]
 async fn pre_tool_use_block_without_reason_continues() {
     let tool = TestTool::plain("echo");
-    let hooks = ToolHooks::new().with_pre_tool_use("*", |_| HookResponse { decision: Some(HookDecision::Block), ..HookResponse::default() });
+    let hooks = ToolHooks::new().with_pre_tool_use("*", |_| HookResponse {
+        decision: Some(HookDecision::Block),
+        ..HookResponse::default()
+    });
     let result = run_with(&tool, hooks, call("echo", "{}"), ToolCallSource::Direct).await;
     assert_eq!(result.code_mode_result(), Ok(json!("echo:{}")));
 }
@@ -60,17 +80,29 @@ async fn pre_tool_use_rewrites_the_input_the_handler_sees() {
             assert_eq!(input.tool_input, json!({"n": 2}));
             HookResponse::context("checked")
         });
-    let result = run_with(&tool, hooks, call("echo", "{\"n\":1}"), ToolCallSource::Direct).await;
+    let result = run_with(
+        &tool,
+        hooks,
+        call("echo", "{\"n\":1}"),
+        ToolCallSource::Direct,
+    )
+    .await;
     assert_eq!(result.code_mode_result(), Ok(json!("echo:{\"n\":2}")));
     assert_eq!(result.additional_contexts, vec!["checked"]);
     let seen = tool.seen.lock().unwrap();
-    assert_eq!(seen[0].payload, ToolPayload::Function { arguments: "{\"n\":2}".to_owned() });
+    assert_eq!(
+        seen[0].payload,
+        ToolPayload::Function {
+            arguments: "{\"n\":2}".to_owned()
+        }
+    );
 }
 
 #[tokio::test]
 async fn matcher_limits_hooks_to_named_tools() {
     let tool = TestTool::plain("echo");
-    let hooks = ToolHooks::new().with_pre_tool_use("other|third", |_| HookResponse::block("wrong tool"));
+    let hooks =
+        ToolHooks::new().with_pre_tool_use("other|third", |_| HookResponse::block("wrong tool"));
     let result = run_with(&tool, hooks, call("echo", "{}"), ToolCallSource::Direct).await;
     assert!(result.output.is_ok());
 }
@@ -83,20 +115,32 @@ async fn hooks_see_the_code_mode_source_of_nested_calls() {
     let recorded_post = Arc::clone(&sources);
     let hooks = ToolHooks::new()
         .with_pre_tool_use("*", move |input| {
-            recorded.lock().unwrap().push(serde_json::to_value(input).unwrap());
+            recorded
+                .lock()
+                .unwrap()
+                .push(serde_json::to_value(input).unwrap());
             HookResponse::default()
         })
         .with_post_tool_use("*", move |input| {
-            recorded_post.lock().unwrap().push(serde_json::to_value(input).unwrap());
+            recorded_post
+                .lock()
+                .unwrap()
+                .push(serde_json::to_value(input).unwrap());
             HookResponse::default()
         });
-    let source = ToolCallSource::CodeMode { cell_id: CellId::from_raw("cell1"), runtime_tool_call_id: ToolCallId::nth(1) };
+    let source = ToolCallSource::CodeMode {
+        cell_id: CellId::from_raw("cell1"),
+        runtime_tool_call_id: ToolCallId::nth(1),
+    };
     let nested = ToolCall::function(ToolName::plain("echo"), "exec-1", "{\"a\":true}");
     let result = run_with(&tool, hooks, nested, source).await;
     assert!(result.output.is_ok());
     let sources = sources.lock().unwrap();
     assert_eq!(sources[0]["hook_event_name"], "PreToolUse");
-    assert_eq!(sources[0]["source"], json!({"type": "code_mode", "cell_id": "cell1", "runtime_tool_call_id": "tool-1"}));
+    assert_eq!(
+        sources[0]["source"],
+        json!({"type": "code_mode", "cell_id": "cell1", "runtime_tool_call_id": "tool-1"})
+    );
     assert_eq!(sources[0]["tool_input"], json!({"a": true}));
     assert_eq!(sources[0]["tool_use_id"], "exec-1");
     assert_eq!(sources[1]["hook_event_name"], "PostToolUse");
@@ -106,7 +150,8 @@ async fn hooks_see_the_code_mode_source_of_nested_calls() {
 #[tokio::test]
 async fn post_tool_use_feedback_replaces_model_output_but_not_code_mode_result() {
     let tool = TestTool::plain("echo");
-    let hooks = ToolHooks::new().with_post_tool_use("*", |_| HookResponse::update_output("[redacted]"));
+    let hooks =
+        ToolHooks::new().with_post_tool_use("*", |_| HookResponse::update_output("[redacted]"));
     let result = run_with(&tool, hooks, call("echo", "secret"), ToolCallSource::Direct).await;
     assert_eq!(model_output(&result), json!("[redacted]"));
     assert_eq!(result.code_mode_result(), Ok(json!("echo:secret")));
@@ -122,18 +167,37 @@ async fn post_tool_use_block_hides_the_result_after_the_side_effect_happened() {
         assert_eq!(input.tool_response, Some(json!("wrote")));
         HookResponse::block("output withheld by policy")
     });
-    let result = run_with(&tool, hooks, call("write", "payload"), ToolCallSource::Direct).await;
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "payload", "the side effect is not rolled back");
+    let result = run_with(
+        &tool,
+        hooks,
+        call("write", "payload"),
+        ToolCallSource::Direct,
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "payload",
+        "the side effect is not rolled back"
+    );
     assert_eq!(model_output(&result), json!("output withheld by policy"));
-    assert_eq!(result.code_mode_result(), Err("output withheld by policy".to_owned()));
+    assert_eq!(
+        result.code_mode_result(),
+        Err("output withheld by policy".to_owned())
+    );
 }
 
 #[tokio::test]
 async fn post_tool_use_block_without_reason_uses_the_default_text() {
     let tool = TestTool::plain("echo");
-    let hooks = ToolHooks::new().with_post_tool_use("*", |_| HookResponse { decision: Some(HookDecision::Block), ..HookResponse::default() });
+    let hooks = ToolHooks::new().with_post_tool_use("*", |_| HookResponse {
+        decision: Some(HookDecision::Block),
+        ..HookResponse::default()
+    });
     let result = run_with(&tool, hooks, call("echo", "{}"), ToolCallSource::Direct).await;
-    assert_eq!(model_output(&result), json!("PostToolUse hook blocked the tool result"));
+    assert_eq!(
+        model_output(&result),
+        json!("PostToolUse hook blocked the tool result")
+    );
 }
 
 #[tokio::test]
@@ -153,8 +217,16 @@ async fn post_tool_use_does_not_run_for_failed_calls() {
 #[tokio::test]
 async fn freeform_rewrite_with_a_non_string_fails_before_the_handler() {
     let tool = TestTool::plain("patch").freeform();
-    let hooks = ToolHooks::new().with_pre_tool_use("*", |_| HookResponse::update_input(json!({"not": "a string"})));
-    let result = run_with(&tool, hooks, ToolCall::custom(ToolName::plain("patch"), "c", "x"), ToolCallSource::Direct).await;
+    let hooks = ToolHooks::new().with_pre_tool_use("*", |_| {
+        HookResponse::update_input(json!({"not": "a string"}))
+    });
+    let result = run_with(
+        &tool,
+        hooks,
+        ToolCall::custom(ToolName::plain("patch"), "c", "x"),
+        ToolCallSource::Direct,
+    )
+    .await;
     assert_eq!(
         result.code_mode_result(),
         Err("PreToolUse hook rewrote the input of patch with a non-string value".to_owned())
@@ -181,10 +253,24 @@ async fn command_hook_blocks_with_json_and_sees_the_request_on_stdin() {
         ),
     );
     let tool = TestTool::plain("echo");
-    let hooks = ToolHooks::new().with_command(HookEvent::PreToolUse, "*", CommandHook::new(vec!["sh".into(), script]));
-    let result = run_with(&tool, hooks, call("echo", "{\"x\":1}"), ToolCallSource::Direct).await;
-    assert_eq!(model_output(&result), json!("Tool call blocked by PreToolUse hook: denied by script. Tool: echo"));
-    let request: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    let hooks = ToolHooks::new().with_command(
+        HookEvent::PreToolUse,
+        "*",
+        CommandHook::new(vec!["sh".into(), script]),
+    );
+    let result = run_with(
+        &tool,
+        hooks,
+        call("echo", "{\"x\":1}"),
+        ToolCallSource::Direct,
+    )
+    .await;
+    assert_eq!(
+        model_output(&result),
+        json!("Tool call blocked by PreToolUse hook: denied by script. Tool: echo")
+    );
+    let request: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
     assert_eq!(request["hook_event_name"], "PreToolUse");
     assert_eq!(request["tool_name"], "echo");
     assert_eq!(request["tool_input"], json!({"x": 1}));
@@ -195,15 +281,26 @@ async fn command_hook_blocks_with_json_and_sees_the_request_on_stdin() {
 #[tokio::test]
 async fn command_hook_exit_code_two_blocks_with_stderr() {
     let tool = TestTool::plain("echo");
-    let argv = vec!["sh".into(), "-c".into(), "echo 'stop right there' >&2; exit 2".into()];
+    let argv = vec![
+        "sh".into(),
+        "-c".into(),
+        "echo 'stop right there' >&2; exit 2".into(),
+    ];
     let hooks = ToolHooks::new().with_command(HookEvent::PreToolUse, "", CommandHook::new(argv));
     let result = run_with(&tool, hooks, call("echo", "{}"), ToolCallSource::Direct).await;
-    assert_eq!(model_output(&result), json!("Tool call blocked by PreToolUse hook: stop right there. Tool: echo"));
+    assert_eq!(
+        model_output(&result),
+        json!("Tool call blocked by PreToolUse hook: stop right there. Tool: echo")
+    );
 }
 
 #[tokio::test]
 async fn python_command_hook_rewrites_input_and_post_hook_replaces_output() {
-    if std::process::Command::new("python3").arg("--version").output().is_err() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         println!("skipping: python3 is unavailable");
         return;
     }
@@ -223,7 +320,13 @@ async fn python_command_hook_rewrites_input_and_post_hook_replaces_output() {
     ))
     .unwrap();
     let tool = TestTool::plain("echo");
-    let result = run_with(&tool, ToolHooks::from_config(&config), call("echo", "{\"n\":4}"), ToolCallSource::Direct).await;
+    let result = run_with(
+        &tool,
+        ToolHooks::from_config(&config),
+        call("echo", "{\"n\":4}"),
+        ToolCallSource::Direct,
+    )
+    .await;
     assert_eq!(model_output(&result), json!("seen echo:{\"n\":40}"));
     assert_eq!(result.code_mode_result(), Ok(json!("echo:{\"n\":40}")));
     assert_eq!(result.additional_contexts, vec!["scaled"]);
@@ -233,18 +336,34 @@ async fn python_command_hook_rewrites_input_and_post_hook_replaces_output() {
 async fn failing_or_slow_command_hooks_are_ignored() {
     let tool = TestTool::plain("echo");
     let hooks = ToolHooks::new()
-        .with_command(HookEvent::PreToolUse, "*", CommandHook::new(vec!["sh".into(), "-c".into(), "exit 1".into()]))
-        .with_command(HookEvent::PreToolUse, "*", CommandHook::new(vec!["sh".into(), "-c".into(), "echo not-json".into()]))
         .with_command(
             HookEvent::PreToolUse,
             "*",
-            CommandHook::new(vec!["sh".into(), "-c".into(), "sleep 5".into()]).with_timeout(Duration::from_millis(200)),
+            CommandHook::new(vec!["sh".into(), "-c".into(), "exit 1".into()]),
         )
-        .with_command(HookEvent::PreToolUse, "*", CommandHook::new(vec!["/nonexistent/hook".into()]));
+        .with_command(
+            HookEvent::PreToolUse,
+            "*",
+            CommandHook::new(vec!["sh".into(), "-c".into(), "echo not-json".into()]),
+        )
+        .with_command(
+            HookEvent::PreToolUse,
+            "*",
+            CommandHook::new(vec!["sh".into(), "-c".into(), "sleep 5".into()])
+                .with_timeout(Duration::from_millis(200)),
+        )
+        .with_command(
+            HookEvent::PreToolUse,
+            "*",
+            CommandHook::new(vec!["/nonexistent/hook".into()]),
+        );
     let started = std::time::Instant::now();
     let result = run_with(&tool, hooks, call("echo", "{}"), ToolCallSource::Direct).await;
     assert_eq!(result.code_mode_result(), Ok(json!("echo:{}")));
-    assert!(started.elapsed() < Duration::from_secs(3), "the timed-out hook was killed");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the timed-out hook was killed"
+    );
 }
 
 #[test]

@@ -48,12 +48,16 @@ impl HookMatcher {
         if raw.is_empty() || raw == "*" {
             return Self::default();
         }
-        Self { names: Some(raw.split('|').map(|name| name.trim().to_owned()).collect()) }
+        Self {
+            names: Some(raw.split('|').map(|name| name.trim().to_owned()).collect()),
+        }
     }
 
     /// Whether `tool_name` is matched.
     pub fn matches(&self, tool_name: &str) -> bool {
-        self.names.as_ref().is_none_or(|names| names.iter().any(|name| name == tool_name))
+        self.names
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|name| name == tool_name))
     }
 }
 
@@ -72,7 +76,9 @@ pub struct ToolHooks {
 
 impl std::fmt::Debug for ToolHooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolHooks").field("hooks", &self.entries.len()).finish()
+        f.debug_struct("ToolHooks")
+            .field("hooks", &self.entries.len())
+            .finish()
     }
 }
 
@@ -85,7 +91,10 @@ impl ToolHooks {
     /// Command hooks from configuration.
     pub fn from_config(config: &HooksConfig) -> Self {
         let mut hooks = Self::new();
-        let events = [(HookEvent::PreToolUse, &config.pre_tool_use), (HookEvent::PostToolUse, &config.post_tool_use)];
+        let events = [
+            (HookEvent::PreToolUse, &config.pre_tool_use),
+            (HookEvent::PostToolUse, &config.post_tool_use),
+        ];
         for (event, commands) in events {
             for command in commands {
                 let matcher = HookMatcher::parse(command.matcher.as_deref().unwrap_or(""));
@@ -97,7 +106,11 @@ impl ToolHooks {
 
     /// Adds a hook for `event` and the tools `matcher` selects.
     pub fn add(&mut self, event: HookEvent, matcher: HookMatcher, hook: Arc<dyn ToolHook>) {
-        self.entries.push(HookEntry { event, matcher, hook });
+        self.entries.push(HookEntry {
+            event,
+            matcher,
+            hook,
+        });
     }
 
     /// Adds a PreToolUse closure for the tools `matcher` selects.
@@ -105,7 +118,11 @@ impl ToolHooks {
     where
         F: Fn(&HookInput) -> HookResponse + Send + Sync + 'static,
     {
-        self.add(HookEvent::PreToolUse, HookMatcher::parse(matcher), Arc::new(ClosureHook(f)));
+        self.add(
+            HookEvent::PreToolUse,
+            HookMatcher::parse(matcher),
+            Arc::new(ClosureHook(f)),
+        );
         self
     }
 
@@ -114,7 +131,11 @@ impl ToolHooks {
     where
         F: Fn(&HookInput) -> HookResponse + Send + Sync + 'static,
     {
-        self.add(HookEvent::PostToolUse, HookMatcher::parse(matcher), Arc::new(ClosureHook(f)));
+        self.add(
+            HookEvent::PostToolUse,
+            HookMatcher::parse(matcher),
+            Arc::new(ClosureHook(f)),
+        );
         self
     }
 
@@ -129,9 +150,17 @@ impl ToolHooks {
         self.entries.iter().any(|entry| entry.event == event)
     }
 
-    async fn answers_for<'a>(&'a self, event: HookEvent, input: &'a HookInput) -> Vec<HookResponse> {
+    async fn answers_for<'a>(
+        &'a self,
+        event: HookEvent,
+        input: &'a HookInput,
+    ) -> Vec<HookResponse> {
         let mut answers = Vec::new();
-        for entry in self.entries.iter().filter(|e| e.event == event && e.matcher.matches(&input.tool_name)) {
+        for entry in self
+            .entries
+            .iter()
+            .filter(|e| e.event == event && e.matcher.matches(&input.tool_name))
+        {
             match entry.hook.run(input).await {
                 Ok(answer) => {
                     let blocks = answer.decision == Some(HookDecision::Block);
@@ -140,7 +169,9 @@ impl ToolHooks {
                         break;
                     }
                 }
-                Err(error) => tracing::warn!(%error, tool = %input.tool_name, "ignoring failed hook"),
+                Err(error) => {
+                    tracing::warn!(%error, tool = %input.tool_name, "ignoring failed hook")
+                }
             }
         }
         answers
@@ -152,7 +183,11 @@ impl ToolHooks {
         let mut current = input.clone();
         let mut updated_input = None;
         let mut additional_contexts = Vec::new();
-        for entry in self.entries.iter().filter(|e| e.event == HookEvent::PreToolUse) {
+        for entry in self
+            .entries
+            .iter()
+            .filter(|e| e.event == HookEvent::PreToolUse)
+        {
             if !entry.matcher.matches(&current.tool_name) {
                 continue;
             }
@@ -166,7 +201,12 @@ impl ToolHooks {
             additional_contexts.extend(answer.additional_context.filter(|c| !c.is_empty()));
             if answer.decision == Some(HookDecision::Block) {
                 match answer.reason.filter(|reason| !reason.trim().is_empty()) {
-                    Some(reason) => return PreToolUseOutcome::Blocked { reason, additional_contexts },
+                    Some(reason) => {
+                        return PreToolUseOutcome::Blocked {
+                            reason,
+                            additional_contexts,
+                        };
+                    }
                     // A block without a reason is treated as continue (spec runtime §2.3).
                     None => continue,
                 }
@@ -176,14 +216,19 @@ impl ToolHooks {
                 updated_input = Some(input);
             }
         }
-        PreToolUseOutcome::Continue { updated_input, additional_contexts }
+        PreToolUseOutcome::Continue {
+            updated_input,
+            additional_contexts,
+        }
     }
 
     /// Runs the PostToolUse hooks in order; the first block stops the chain.
     pub async fn run_post_tool_use(&self, input: &HookInput) -> PostToolUseOutcome {
         let mut outcome = PostToolUseOutcome::default();
         for answer in self.answers_for(HookEvent::PostToolUse, input).await {
-            outcome.additional_contexts.extend(answer.additional_context.filter(|c| !c.is_empty()));
+            outcome
+                .additional_contexts
+                .extend(answer.additional_context.filter(|c| !c.is_empty()));
             if answer.decision == Some(HookDecision::Block) {
                 let message = answer
                     .reason

@@ -83,22 +83,35 @@ pub struct HookResponse {
 impl HookResponse {
     /// An answer that blocks with `reason`.
     pub fn block(reason: impl Into<String>) -> Self {
-        Self { decision: Some(HookDecision::Block), reason: Some(reason.into()), ..Self::default() }
+        Self {
+            decision: Some(HookDecision::Block),
+            reason: Some(reason.into()),
+            ..Self::default()
+        }
     }
 
     /// An answer that rewrites the input.
     pub fn update_input(input: Value) -> Self {
-        Self { updated_input: Some(input), ..Self::default() }
+        Self {
+            updated_input: Some(input),
+            ..Self::default()
+        }
     }
 
     /// An answer that replaces the model-visible output.
     pub fn update_output(text: impl Into<String>) -> Self {
-        Self { updated_output: Some(text.into()), ..Self::default() }
+        Self {
+            updated_output: Some(text.into()),
+            ..Self::default()
+        }
     }
 
     /// An answer that only adds context.
     pub fn context(text: impl Into<String>) -> Self {
-        Self { additional_context: Some(text.into()), ..Self::default() }
+        Self {
+            additional_context: Some(text.into()),
+            ..Self::default()
+        }
     }
 }
 

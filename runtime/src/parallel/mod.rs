@@ -22,7 +22,9 @@ use tokio::sync::RwLock;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
-use crate::router::{CallLifecycle, StepContext, ToolCall, ToolCallResult, ToolFinishOutcome, ToolLifecycleEvent};
+use crate::router::{
+    CallLifecycle, StepContext, ToolCall, ToolCallResult, ToolFinishOutcome, ToolLifecycleEvent,
+};
 use crate::tool::{AbortedToolOutput, FunctionCallError, ToolCallSource, ToolOutput, messages};
 
 type DispatchOutcome = (Result<Box<dyn ToolOutput>, FunctionCallError>, Vec<String>);
@@ -38,7 +40,11 @@ pub struct ToolCallRuntime {
 impl ToolCallRuntime {
     /// A runtime for the calls of `step`; `cancellation` is the turn's interrupt token.
     pub fn new(step: StepContext, cancellation: CancellationToken) -> Self {
-        Self { step, parallel_execution: Arc::new(RwLock::new(())), cancellation }
+        Self {
+            step,
+            parallel_execution: Arc::new(RwLock::new(())),
+            cancellation,
+        }
     }
 
     /// The step whose plan every call of this runtime uses.
@@ -61,7 +67,9 @@ impl ToolCallRuntime {
         source: ToolCallSource,
         cancellation: CancellationToken,
     ) -> ToolCallResult {
-        self.start_tool_call(call, source, Some(cancellation)).wait().await
+        self.start_tool_call(call, source, Some(cancellation))
+            .wait()
+            .await
     }
 
     /// Starts a call now (it runs even if the returned handle is not polled yet).
@@ -74,12 +82,19 @@ impl ToolCallRuntime {
         let started = Instant::now();
         let token = self.cancellation.child_token();
         let lifecycle = Arc::new(CallLifecycle::new(
-            ToolLifecycleEvent { call_id: call.call_id.clone(), tool_name: call.tool_name.clone(), source: source.clone() },
+            ToolLifecycleEvent {
+                call_id: call.call_id.clone(),
+                tool_name: call.tool_name.clone(),
+                source: source.clone(),
+            },
             Arc::clone(&self.step.plan.observers),
         ));
         let parallel = self.step.tool_supports_parallel(&call.tool_name);
-        let waits_for_cleanup =
-            self.step.registry().get(&call.tool_name).is_some_and(|executor| executor.waits_for_runtime_cancellation());
+        let waits_for_cleanup = self
+            .step
+            .registry()
+            .get(&call.tool_name)
+            .is_some_and(|executor| executor.waits_for_runtime_cancellation());
         let task = {
             let step = self.step.clone();
             let lock = Arc::clone(&self.parallel_execution);
@@ -173,11 +188,17 @@ impl PendingToolCall {
 
     fn joined(self, joined: Result<DispatchOutcome, tokio::task::JoinError>) -> ToolCallResult {
         match joined {
-            Ok((output, additional_contexts)) => ToolCallResult { call: self.call, output, additional_contexts },
+            Ok((output, additional_contexts)) => ToolCallResult {
+                call: self.call,
+                output,
+                additional_contexts,
+            },
             Err(error) if error.is_cancelled() => self.aborted(),
             Err(error) => ToolCallResult {
                 call: self.call,
-                output: Err(FunctionCallError::Fatal(messages::task_failed_to_receive(&error.to_string()))),
+                output: Err(FunctionCallError::Fatal(messages::task_failed_to_receive(
+                    &error.to_string(),
+                ))),
                 additional_contexts: Vec::new(),
             },
         }
@@ -185,7 +206,11 @@ impl PendingToolCall {
 
     fn aborted(self) -> ToolCallResult {
         let output = AbortedToolOutput::after(self.started.elapsed().as_secs_f64());
-        ToolCallResult { call: self.call, output: Ok(Box::new(output)), additional_contexts: Vec::new() }
+        ToolCallResult {
+            call: self.call,
+            output: Ok(Box::new(output)),
+            additional_contexts: Vec::new(),
+        }
     }
 }
 

@@ -31,13 +31,19 @@ async fn run_two(tool: &TestTool) -> Duration {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn parallel_safe_tools_overlap() {
     let elapsed = run_two(&TestTool::plain("reader").parallel().delay_ms(300)).await;
-    assert!(elapsed < Duration::from_millis(500), "two 300 ms parallel calls took {elapsed:?}");
+    assert!(
+        elapsed < Duration::from_millis(500),
+        "two 300 ms parallel calls took {elapsed:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exclusive_tools_run_one_at_a_time() {
     let elapsed = run_two(&TestTool::plain("writer").delay_ms(300)).await;
-    assert!(elapsed >= Duration::from_millis(600), "two 300 ms exclusive calls took {elapsed:?}");
+    assert!(
+        elapsed >= Duration::from_millis(600),
+        "two 300 ms exclusive calls took {elapsed:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -51,7 +57,11 @@ async fn an_exclusive_tool_excludes_parallel_ones() {
     calls.push(&runtime, call("writer", "w"));
     calls.push(&runtime, call("reader", "r"));
     calls.drain().await;
-    assert!(started.elapsed() >= Duration::from_millis(600), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() >= Duration::from_millis(600),
+        "took {:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -64,11 +74,26 @@ async fn results_come_back_in_call_order_whatever_finishes_first() {
     calls.push(&runtime, call("slow", "first"));
     calls.push(&runtime, call("fast", "second"));
     calls.push(&runtime, call("fast", "third"));
-    let ids: Vec<String> = calls.drain().await.iter().map(|r| r.response_item().unwrap().call_id().to_owned()).collect();
+    let ids: Vec<String> = calls
+        .drain()
+        .await
+        .iter()
+        .map(|r| r.response_item().unwrap().call_id().to_owned())
+        .collect();
     assert_eq!(ids, vec!["first", "second", "third"]);
-    let finishes: Vec<String> = observer.events().into_iter().filter(|e| e.starts_with("finish:")).collect();
-    assert!(finishes[0].starts_with("finish:second") || finishes[0].starts_with("finish:third"), "{finishes:?}");
-    assert!(finishes[2].starts_with("finish:first"), "the slow call really finished last: {finishes:?}");
+    let finishes: Vec<String> = observer
+        .events()
+        .into_iter()
+        .filter(|e| e.starts_with("finish:"))
+        .collect();
+    assert!(
+        finishes[0].starts_with("finish:second") || finishes[0].starts_with("finish:third"),
+        "{finishes:?}"
+    );
+    assert!(
+        finishes[2].starts_with("finish:first"),
+        "the slow call really finished last: {finishes:?}"
+    );
 }
 
 #[tokio::test]
@@ -85,17 +110,29 @@ async fn cancellation_yields_aborted_output_and_one_aborted_lifecycle() {
         })
     };
     let started = Instant::now();
-    let result = runtime.handle_tool_call(call("sleepy", "c1"), ToolCallSource::Direct).await;
+    let result = runtime
+        .handle_tool_call(call("sleepy", "c1"), ToolCallSource::Direct)
+        .await;
     canceller.await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(
         result.response_item().unwrap(),
-        ResponseInputItem::FunctionCallOutput { call_id: "c1".to_owned(), output: json!("aborted by user after 0.1s") }
+        ResponseInputItem::FunctionCallOutput {
+            call_id: "c1".to_owned(),
+            output: json!("aborted by user after 0.1s")
+        }
     );
-    assert_eq!(result.code_mode_result(), Ok(json!({"status": "aborted", "message": "aborted by user after 0.1s"})));
+    assert_eq!(
+        result.code_mode_result(),
+        Ok(json!({"status": "aborted", "message": "aborted by user after 0.1s"}))
+    );
     assert_eq!(observer.finishes("c1"), vec!["finish:c1:Aborted"]);
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(observer.finishes("c1").len(), 1, "exactly one terminal event");
+    assert_eq!(
+        observer.finishes("c1").len(),
+        1,
+        "exactly one terminal event"
+    );
 }
 
 #[tokio::test]
@@ -109,7 +146,10 @@ async fn cancellation_after_handler_finishes_preserves_completed_lifecycle() {
     turn.cancel();
     let result = pending.wait().await;
     assert_eq!(result.code_mode_result(), Ok(json!("quick:{}")));
-    assert_eq!(observer.finishes("c1"), vec!["finish:c1:Completed { success: Some(true) }"]);
+    assert_eq!(
+        observer.finishes("c1"),
+        vec!["finish:c1:Completed { success: Some(true) }"]
+    );
 }
 
 #[tokio::test]
@@ -123,7 +163,10 @@ async fn cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifecycle()
     turn.cancel();
     let cancelled_at = Instant::now();
     let result = pending.wait().await;
-    assert!(cancelled_at.elapsed() >= Duration::from_millis(50), "waited for the handler's teardown");
+    assert!(
+        cancelled_at.elapsed() >= Duration::from_millis(50),
+        "waited for the handler's teardown"
+    );
     let text = result.output.as_ref().unwrap().model_text();
     assert!(text.starts_with("aborted by user after "), "{text}");
     assert_eq!(observer.finishes("c1"), vec!["finish:c1:Aborted"]);
@@ -135,13 +178,25 @@ async fn a_cell_token_cancels_a_nested_call_and_the_handler_sees_it() {
     let (step, _) = step_with(&registry_of(&[&tool]), ToolHooks::new());
     let runtime = ToolCallRuntime::new(step, CancellationToken::new());
     let cell = CancellationToken::new();
-    let source = ToolCallSource::CodeMode { cell_id: CellId::from_raw("c"), runtime_tool_call_id: ToolCallId::nth(1) };
+    let source = ToolCallSource::CodeMode {
+        cell_id: CellId::from_raw("c"),
+        runtime_tool_call_id: ToolCallId::nth(1),
+    };
     let pending = runtime.start_tool_call(call("proc", "exec-1"), source, Some(cell.clone()));
     tokio::time::sleep(Duration::from_millis(50)).await;
     cell.cancel();
     let result = pending.wait().await;
-    assert!(result.output.unwrap().model_text().starts_with("aborted by user after "));
-    assert!(tool.seen.lock().unwrap()[0].cancellation.is_cancelled(), "the handler's token was cancelled");
+    assert!(
+        result
+            .output
+            .unwrap()
+            .model_text()
+            .starts_with("aborted by user after ")
+    );
+    assert!(
+        tool.seen.lock().unwrap()[0].cancellation.is_cancelled(),
+        "the handler's token was cancelled"
+    );
 }
 
 #[tokio::test]
@@ -153,22 +208,32 @@ async fn cancelled_tool_search_answers_an_empty_search_output() {
     let search = ToolCall {
         tool_name: ToolName::plain("tool_search"),
         call_id: "s1".to_owned(),
-        payload: ToolPayload::ToolSearch { arguments: "{\"query\":\"x\"}".to_owned() },
+        payload: ToolPayload::ToolSearch {
+            arguments: "{\"query\":\"x\"}".to_owned(),
+        },
     };
     let pending = runtime.start_tool_call(search, ToolCallSource::Direct, None);
     turn.cancel();
     let result = pending.wait().await;
-    assert_eq!(result.response_item().unwrap(), ResponseInputItem::tool_search_output("s1", vec![]));
+    assert_eq!(
+        result.response_item().unwrap(),
+        ResponseInputItem::tool_search_output("s1", vec![])
+    );
 }
 
 #[tokio::test]
 async fn code_mode_calls_get_the_item_and_the_json_from_one_entry_point() {
     let plan = crate::builtins::UpdatePlanTool::new();
     let mut registry = crate::registry::ToolRegistry::new();
-    registry.register_builtin(std::sync::Arc::new(plan)).unwrap();
+    registry
+        .register_builtin(std::sync::Arc::new(plan))
+        .unwrap();
     let (step, observer) = step_with(&registry, ToolHooks::new());
     let runtime = ToolCallRuntime::new(step, CancellationToken::new());
-    let source = ToolCallSource::CodeMode { cell_id: CellId::from_raw("cell"), runtime_tool_call_id: ToolCallId::nth(3) };
+    let source = ToolCallSource::CodeMode {
+        cell_id: CellId::from_raw("cell"),
+        runtime_tool_call_id: ToolCallId::nth(3),
+    };
     let nested = ToolCall::function(
         ToolName::plain("update_plan"),
         "exec-42",
@@ -177,22 +242,36 @@ async fn code_mode_calls_get_the_item_and_the_json_from_one_entry_point() {
     let result = runtime.handle_tool_call(nested, source).await;
     assert_eq!(
         result.response_item().unwrap(),
-        ResponseInputItem::FunctionCallOutput { call_id: "exec-42".to_owned(), output: json!("Plan updated") }
+        ResponseInputItem::FunctionCallOutput {
+            call_id: "exec-42".to_owned(),
+            output: json!("Plan updated")
+        }
     );
     assert_eq!(result.code_mode_result(), Ok(json!({})));
-    assert_eq!(observer.events(), vec!["start:exec-42", "finish:exec-42:Completed { success: Some(true) }"]);
+    assert_eq!(
+        observer.events(),
+        vec![
+            "start:exec-42",
+            "finish:exec-42:Completed { success: Some(true) }"
+        ]
+    );
 }
 
 #[tokio::test]
 async fn dropping_a_pending_call_aborts_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("never.txt");
-    let tool = TestTool::plain("write").delay_ms(300).behaviour(crate::router::test_support::Behaviour::WriteFile(path.clone()));
+    let tool = TestTool::plain("write").delay_ms(300).behaviour(
+        crate::router::test_support::Behaviour::WriteFile(path.clone()),
+    );
     let (step, _) = step_with(&registry_of(&[&tool]), ToolHooks::new());
     let runtime = ToolCallRuntime::new(step, CancellationToken::new());
     let pending = runtime.start_tool_call(call("write", "c"), ToolCallSource::Direct, None);
     tokio::time::sleep(Duration::from_millis(50)).await;
     drop(pending);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(!path.exists(), "the aborted handler never reached its side effect");
+    assert!(
+        !path.exists(),
+        "the aborted handler never reached its side effect"
+    );
 }

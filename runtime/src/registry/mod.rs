@@ -60,7 +60,14 @@ pub struct ToolRegistry {
 impl std::fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolRegistry")
-            .field("tools", &self.entries.iter().map(|e| e.key.to_string()).collect::<Vec<_>>())
+            .field(
+                "tools",
+                &self
+                    .entries
+                    .iter()
+                    .map(|e| e.key.to_string())
+                    .collect::<Vec<_>>(),
+            )
             .field("collisions", &self.collisions)
             .finish()
     }
@@ -73,7 +80,10 @@ impl ToolRegistry {
     }
 
     /// Registers a built-in at the end; a duplicate name is an error.
-    pub fn register_builtin(&mut self, executor: Arc<dyn ToolExecutor>) -> Result<(), RegistryError> {
+    pub fn register_builtin(
+        &mut self,
+        executor: Arc<dyn ToolExecutor>,
+    ) -> Result<(), RegistryError> {
         let key = executor.tool_name().with_default_namespace();
         if self.index.contains_key(&key) {
             return Err(RegistryError::DuplicateBuiltin(executor.tool_name()));
@@ -85,7 +95,10 @@ impl ToolRegistry {
 
     /// Registers a built-in first (synthetic tools such as `exec`/`wait`); a duplicate name is
     /// an error.
-    pub fn prepend_builtin(&mut self, executor: Arc<dyn ToolExecutor>) -> Result<(), RegistryError> {
+    pub fn prepend_builtin(
+        &mut self,
+        executor: Arc<dyn ToolExecutor>,
+    ) -> Result<(), RegistryError> {
         let key = executor.tool_name().with_default_namespace();
         if self.index.contains_key(&key) {
             return Err(RegistryError::DuplicateBuiltin(executor.tool_name()));
@@ -104,13 +117,19 @@ impl ToolRegistry {
         if name.is_default_namespace() && RESERVED_EXTERNAL_NAMES.contains(&name.name.as_str()) {
             tracing::warn!(tool = %name, "skipping external tool with a reserved built-in name");
             if self.index.contains_key(&key) {
-                self.collisions.push(ToolCollision { tool_name: key, kind: CollisionKind::Reserved });
+                self.collisions.push(ToolCollision {
+                    tool_name: key,
+                    kind: CollisionKind::Reserved,
+                });
             }
             return false;
         }
         if self.index.contains_key(&key) {
             tracing::warn!(tool = %name, "skipping external tool: the name is already registered");
-            self.collisions.push(ToolCollision { tool_name: key, kind: CollisionKind::Duplicate });
+            self.collisions.push(ToolCollision {
+                tool_name: key,
+                kind: CollisionKind::Duplicate,
+            });
             return false;
         }
         self.index.insert(key.clone(), self.entries.len());
@@ -168,7 +187,12 @@ impl ToolRegistry {
     }
 
     fn reindex(&mut self) {
-        self.index = self.entries.iter().enumerate().map(|(i, e)| (e.key.clone(), i)).collect();
+        self.index = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.key.clone(), i))
+            .collect();
     }
 }
 

@@ -8,8 +8,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::hooks::{HookEvent, HookInput, HookToolInput, PreToolUseOutcome};
 use crate::tool::{
-    FunctionCallError, HookReplacedToolOutput, ResponseInputItem, ToolCallSource, ToolExecutor, ToolInvocation,
-    ToolOutput, ToolPayload, failure_response, messages,
+    FunctionCallError, HookReplacedToolOutput, ResponseInputItem, ToolCallSource, ToolExecutor,
+    ToolInvocation, ToolOutput, ToolPayload, failure_response, messages,
 };
 
 use super::lifecycle::CallLifecycle;
@@ -33,9 +33,11 @@ impl ToolCallResult {
     pub fn response_item(&self) -> Result<ResponseInputItem, FunctionCallError> {
         match &self.output {
             Ok(output) => Ok(output.to_response_item(&self.call.call_id, &self.call.payload)),
-            Err(FunctionCallError::RespondToModel(message)) => {
-                Ok(failure_response(&self.call.call_id, &self.call.payload, message))
-            }
+            Err(FunctionCallError::RespondToModel(message)) => Ok(failure_response(
+                &self.call.call_id,
+                &self.call.payload,
+                message,
+            )),
             Err(fatal @ FunctionCallError::Fatal(_)) => Err(fatal.clone()),
         }
     }
@@ -93,16 +95,32 @@ impl StepContext {
         let mut contexts = Vec::new();
         let Some(executor) = self.plan.registry.get(&call.tool_name) else {
             let message = match call.payload {
-                ToolPayload::Custom { .. } => messages::unsupported_custom_tool_call(&call.tool_name),
+                ToolPayload::Custom { .. } => {
+                    messages::unsupported_custom_tool_call(&call.tool_name)
+                }
                 _ => messages::unsupported_call(&call.tool_name),
             };
             return (Err(FunctionCallError::RespondToModel(message)), contexts);
         };
         if !executor.matches_kind(&call.payload) {
-            return (Err(FunctionCallError::Fatal(messages::incompatible_payload(&call.tool_name))), contexts);
+            return (
+                Err(FunctionCallError::Fatal(messages::incompatible_payload(
+                    &call.tool_name,
+                ))),
+                contexts,
+            );
         }
         lifecycle.admit();
-        let result = self.run_admitted(executor, call, source, cancellation, lifecycle, &mut contexts).await;
+        let result = self
+            .run_admitted(
+                executor,
+                call,
+                source,
+                cancellation,
+                lifecycle,
+                &mut contexts,
+            )
+            .await;
         (result, contexts)
     }
 
@@ -122,18 +140,28 @@ impl StepContext {
         {
             let input = hook_input(&tool, call, &source, self, HookEvent::PreToolUse);
             match hooks.run_pre_tool_use(&input).await {
-                PreToolUseOutcome::Blocked { reason, additional_contexts } => {
+                PreToolUseOutcome::Blocked {
+                    reason,
+                    additional_contexts,
+                } => {
                     contexts.extend(additional_contexts);
                     lifecycle.finish(ToolFinishOutcome::Blocked);
-                    return Err(FunctionCallError::RespondToModel(pre_tool_use_block_message(&tool, &reason)));
+                    return Err(FunctionCallError::RespondToModel(
+                        pre_tool_use_block_message(&tool, &reason),
+                    ));
                 }
-                PreToolUseOutcome::Continue { updated_input, additional_contexts } => {
+                PreToolUseOutcome::Continue {
+                    updated_input,
+                    additional_contexts,
+                } => {
                     contexts.extend(additional_contexts);
                     if let Some(updated) = updated_input {
                         payload = match executor.with_updated_hook_input(&payload, updated) {
                             Ok(payload) => payload,
                             Err(error) => {
-                                lifecycle.finish(ToolFinishOutcome::Failed { handler_executed: false });
+                                lifecycle.finish(ToolFinishOutcome::Failed {
+                                    handler_executed: false,
+                                });
                                 return Err(error);
                             }
                         };
@@ -154,7 +182,9 @@ impl StepContext {
         let output = match executor.handle(invocation).await {
             Ok(output) => output,
             Err(error) => {
-                lifecycle.finish(ToolFinishOutcome::Failed { handler_executed: true });
+                lifecycle.finish(ToolFinishOutcome::Failed {
+                    handler_executed: true,
+                });
                 return Err(error);
             }
         };
@@ -169,7 +199,9 @@ impl StepContext {
         } else {
             None
         };
-        lifecycle.finish(ToolFinishOutcome::Completed { success: output.success() });
+        lifecycle.finish(ToolFinishOutcome::Completed {
+            success: output.success(),
+        });
 
         let Some(post) = post else {
             return Ok(output);
@@ -180,7 +212,10 @@ impl StepContext {
             return Err(FunctionCallError::RespondToModel(message));
         }
         match post.updated_output {
-            Some(text) => Ok(Box::new(HookReplacedToolOutput { text, original: output })),
+            Some(text) => Ok(Box::new(HookReplacedToolOutput {
+                text,
+                original: output,
+            })),
             None => Ok(output),
         }
     }

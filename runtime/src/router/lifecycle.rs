@@ -55,8 +55,16 @@ pub(crate) struct CallLifecycle {
 }
 
 impl CallLifecycle {
-    pub(crate) fn new(event: ToolLifecycleEvent, observers: Arc<[Arc<dyn ToolLifecycleObserver>]>) -> Self {
-        Self { event, observers, claimed: AtomicBool::new(false), admitted: AtomicBool::new(false) }
+    pub(crate) fn new(
+        event: ToolLifecycleEvent,
+        observers: Arc<[Arc<dyn ToolLifecycleObserver>]>,
+    ) -> Self {
+        Self {
+            event,
+            observers,
+            claimed: AtomicBool::new(false),
+            admitted: AtomicBool::new(false),
+        }
     }
 
     pub(crate) fn admit(&self) {

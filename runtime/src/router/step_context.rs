@@ -42,14 +42,20 @@ pub struct StepContext {
 
 impl std::fmt::Debug for StepContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StepContext").field("registry", &self.plan.registry).finish()
+        f.debug_struct("StepContext")
+            .field("registry", &self.plan.registry)
+            .finish()
     }
 }
 
 impl StepContext {
     /// Freezes `registry` (a snapshot: later registry changes do not reach this step) and
     /// computes the model-visible specs from the same executors.
-    pub fn new(registry: &ToolRegistry, tool_context: Arc<ToolContext>, options: StepContextOptions) -> Self {
+    pub fn new(
+        registry: &ToolRegistry,
+        tool_context: Arc<ToolContext>,
+        options: StepContextOptions,
+    ) -> Self {
         let registry = registry.clone();
         let specs = model_visible_specs(&registry);
         Self {
@@ -86,7 +92,10 @@ impl StepContext {
 
     /// Tools a code-mode cell of this step may call (`Direct` and `Deferred`), in order.
     pub fn code_mode_executors(&self) -> impl Iterator<Item = &Arc<dyn ToolExecutor>> {
-        self.plan.registry.executors().filter(|executor| executor.exposure().is_available_in_code_mode())
+        self.plan
+            .registry
+            .executors()
+            .filter(|executor| executor.exposure().is_available_in_code_mode())
     }
 
     /// Whether calls of `name` may overlap: registered, not Hidden, and parallel-safe. A
@@ -114,7 +123,9 @@ fn model_visible_specs(registry: &ToolRegistry) -> Vec<ToolSpec> {
         }
         let namespace = name.namespace.clone().unwrap_or_default();
         let (description, members) = match spec {
-            ToolSpec::Namespace { description, tools, .. } => (Some(description), tools),
+            ToolSpec::Namespace {
+                description, tools, ..
+            } => (Some(description), tools),
             function @ ToolSpec::Function { .. } => (None, vec![function]),
             other => {
                 specs.push(other);
@@ -123,7 +134,12 @@ fn model_visible_specs(registry: &ToolRegistry) -> Vec<ToolSpec> {
         };
         match namespaces.get_mut(&namespace) {
             Some((position, explicit)) => {
-                if let ToolSpec::Namespace { tools, description: current, .. } = &mut specs[*position] {
+                if let ToolSpec::Namespace {
+                    tools,
+                    description: current,
+                    ..
+                } = &mut specs[*position]
+                {
                     tools.extend(members);
                     if let (Some(description), false) = (description, *explicit) {
                         *current = description;
@@ -134,7 +150,9 @@ fn model_visible_specs(registry: &ToolRegistry) -> Vec<ToolSpec> {
             None => {
                 let explicit = description.is_some();
                 let mut entry = ToolSpec::namespace(namespace.clone(), members);
-                if let (Some(text), ToolSpec::Namespace { description, .. }) = (description, &mut entry) {
+                if let (Some(text), ToolSpec::Namespace { description, .. }) =
+                    (description, &mut entry)
+                {
                     *description = text;
                 }
                 namespaces.insert(namespace, (specs.len(), explicit));

@@ -14,8 +14,8 @@ use super::{
 use crate::hooks::{HookToolInput, ToolHooks};
 use crate::registry::ToolRegistry;
 use crate::tool::{
-    FunctionCallError, TextToolOutput, ToolContext, ToolExecutor, ToolExposure, ToolInvocation, ToolName,
-    ToolOutput, ToolPayload, ToolSpec,
+    FunctionCallError, TextToolOutput, ToolContext, ToolExecutor, ToolExposure, ToolInvocation,
+    ToolName, ToolOutput, ToolPayload, ToolSpec,
 };
 
 /// What a [`TestTool`] does after its delay.
@@ -122,9 +122,18 @@ impl ToolExecutor for TestTool {
 
     fn spec(&self) -> ToolSpec {
         if self.freeform {
-            ToolSpec::freeform(&self.name.name, "A test freeform tool.", "lark", "start: /.+/")
+            ToolSpec::freeform(
+                &self.name.name,
+                "A test freeform tool.",
+                "lark",
+                "start: /.+/",
+            )
         } else {
-            ToolSpec::function(&self.name.name, format!("Test tool {}.", self.label), json!({"type": "object"}))
+            ToolSpec::function(
+                &self.name.name,
+                format!("Test tool {}.", self.label),
+                json!({"type": "object"}),
+            )
         }
     }
 
@@ -144,7 +153,9 @@ impl ToolExecutor for TestTool {
         if !self.shell_like {
             return default_hook_input(self, payload);
         }
-        let ToolPayload::Function { arguments } = payload else { return None };
+        let ToolPayload::Function { arguments } = payload else {
+            return None;
+        };
         Some(HookToolInput {
             tool_name: "Bash".to_owned(),
             tool_input: json!({ "command": arguments }),
@@ -152,7 +163,10 @@ impl ToolExecutor for TestTool {
         })
     }
 
-    fn handle(&self, invocation: ToolInvocation) -> BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
+    fn handle(
+        &self,
+        invocation: ToolInvocation,
+    ) -> BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
         Box::pin(async move {
             self.calls.fetch_add(1, Ordering::SeqCst);
             self.seen.lock().unwrap().push(invocation.clone());
@@ -169,14 +183,20 @@ impl ToolExecutor for TestTool {
                 tokio::time::sleep(self.delay).await;
             }
             let raw = match &invocation.payload {
-                ToolPayload::Function { arguments } | ToolPayload::ToolSearch { arguments } => arguments.clone(),
+                ToolPayload::Function { arguments } | ToolPayload::ToolSearch { arguments } => {
+                    arguments.clone()
+                }
                 ToolPayload::Custom { input } => input.clone(),
             };
             match &self.behaviour {
-                Behaviour::Echo => Ok(Box::new(TextToolOutput::ok(format!("{}:{raw}", self.label))) as Box<dyn ToolOutput>),
+                Behaviour::Echo => Ok(
+                    Box::new(TextToolOutput::ok(format!("{}:{raw}", self.label)))
+                        as Box<dyn ToolOutput>,
+                ),
                 Behaviour::Fail(text) => Err(FunctionCallError::RespondToModel(text.clone())),
                 Behaviour::WriteFile(path) => {
-                    std::fs::write(path, raw).map_err(|e| FunctionCallError::RespondToModel(e.to_string()))?;
+                    std::fs::write(path, raw)
+                        .map_err(|e| FunctionCallError::RespondToModel(e.to_string()))?;
                     Ok(Box::new(TextToolOutput::ok("wrote")) as Box<dyn ToolOutput>)
                 }
             }
@@ -197,17 +217,26 @@ impl RecordingObserver {
 
     pub(crate) fn finishes(&self, call_id: &str) -> Vec<String> {
         let prefix = format!("finish:{call_id}:");
-        self.events().into_iter().filter(|e| e.starts_with(&prefix)).collect()
+        self.events()
+            .into_iter()
+            .filter(|e| e.starts_with(&prefix))
+            .collect()
     }
 }
 
 impl ToolLifecycleObserver for RecordingObserver {
     fn on_tool_start(&self, event: &ToolLifecycleEvent) {
-        self.events.lock().unwrap().push(format!("start:{}", event.call_id));
+        self.events
+            .lock()
+            .unwrap()
+            .push(format!("start:{}", event.call_id));
     }
 
     fn on_tool_finish(&self, event: &ToolLifecycleEvent, outcome: ToolFinishOutcome) {
-        self.events.lock().unwrap().push(format!("finish:{}:{outcome:?}", event.call_id));
+        self.events
+            .lock()
+            .unwrap()
+            .push(format!("finish:{}:{outcome:?}", event.call_id));
     }
 }
 
@@ -224,7 +253,10 @@ pub(crate) fn context() -> Arc<ToolContext> {
 }
 
 /// A step over `registry` with `hooks` and a recording observer.
-pub(crate) fn step_with(registry: &ToolRegistry, hooks: ToolHooks) -> (StepContext, Arc<RecordingObserver>) {
+pub(crate) fn step_with(
+    registry: &ToolRegistry,
+    hooks: ToolHooks,
+) -> (StepContext, Arc<RecordingObserver>) {
     let observer = Arc::new(RecordingObserver::default());
     let options = StepContextOptions {
         hooks: Arc::new(hooks),
@@ -243,7 +275,10 @@ fn default_hook_input(tool: &TestTool, payload: &ToolPayload) -> Option<HookTool
         fn spec(&self) -> ToolSpec {
             ToolSpec::function(&self.0.name, "", json!({}))
         }
-        fn handle(&self, _: ToolInvocation) -> BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
+        fn handle(
+            &self,
+            _: ToolInvocation,
+        ) -> BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
             Box::pin(async { Err(FunctionCallError::Fatal("unused".to_owned())) })
         }
     }

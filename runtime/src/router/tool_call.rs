@@ -18,13 +18,33 @@ pub struct ToolCall {
 
 impl ToolCall {
     /// A `function_call` with raw JSON arguments.
-    pub fn function(tool_name: ToolName, call_id: impl Into<String>, arguments: impl Into<String>) -> Self {
-        Self { tool_name, call_id: call_id.into(), payload: ToolPayload::Function { arguments: arguments.into() } }
+    pub fn function(
+        tool_name: ToolName,
+        call_id: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            tool_name,
+            call_id: call_id.into(),
+            payload: ToolPayload::Function {
+                arguments: arguments.into(),
+            },
+        }
     }
 
     /// A `custom_tool_call` with free-form input.
-    pub fn custom(tool_name: ToolName, call_id: impl Into<String>, input: impl Into<String>) -> Self {
-        Self { tool_name, call_id: call_id.into(), payload: ToolPayload::Custom { input: input.into() } }
+    pub fn custom(
+        tool_name: ToolName,
+        call_id: impl Into<String>,
+        input: impl Into<String>,
+    ) -> Self {
+        Self {
+            tool_name,
+            call_id: call_id.into(),
+            payload: ToolPayload::Custom {
+                input: input.into(),
+            },
+        }
     }
 }
 
@@ -76,15 +96,19 @@ fn malformed(kind: &str, error: serde_json::Error) -> FunctionCallError {
 pub fn build_tool_call(item: &Value) -> Result<Option<ToolCall>, FunctionCallError> {
     match item.get("type").and_then(Value::as_str) {
         Some("function_call") => {
-            let call = FunctionCallItem::deserialize(item).map_err(|e| malformed("function_call", e))?;
+            let call =
+                FunctionCallItem::deserialize(item).map_err(|e| malformed("function_call", e))?;
             Ok(Some(ToolCall {
                 tool_name: ToolName::new(call.namespace, call.name),
                 call_id: call.call_id,
-                payload: ToolPayload::Function { arguments: call.arguments },
+                payload: ToolPayload::Function {
+                    arguments: call.arguments,
+                },
             }))
         }
         Some("custom_tool_call") => {
-            let call = CustomToolCallItem::deserialize(item).map_err(|e| malformed("custom_tool_call", e))?;
+            let call = CustomToolCallItem::deserialize(item)
+                .map_err(|e| malformed("custom_tool_call", e))?;
             Ok(Some(ToolCall {
                 tool_name: ToolName::new(call.namespace, call.name),
                 call_id: call.call_id,
@@ -92,7 +116,8 @@ pub fn build_tool_call(item: &Value) -> Result<Option<ToolCall>, FunctionCallErr
             }))
         }
         Some("tool_search_call") => {
-            let call = ToolSearchCallItem::deserialize(item).map_err(|e| malformed("tool_search_call", e))?;
+            let call = ToolSearchCallItem::deserialize(item)
+                .map_err(|e| malformed("tool_search_call", e))?;
             let (Some(call_id), Some("client")) = (call.call_id, call.execution.as_deref()) else {
                 return Ok(None);
             };
@@ -104,7 +129,11 @@ pub fn build_tool_call(item: &Value) -> Result<Option<ToolCall>, FunctionCallErr
                 }
                 other => (other.to_string(), ToolSearchArguments::deserialize(other)),
             };
-            parsed.map_err(|e| FunctionCallError::RespondToModel(messages::tool_search_parse_failed(&e.to_string())))?;
+            parsed.map_err(|e| {
+                FunctionCallError::RespondToModel(messages::tool_search_parse_failed(
+                    &e.to_string(),
+                ))
+            })?;
             Ok(Some(ToolCall {
                 tool_name: ToolName::plain("tool_search"),
                 call_id,

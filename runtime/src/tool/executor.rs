@@ -3,7 +3,9 @@
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use super::{FunctionCallError, ToolInvocation, ToolName, ToolOutput, ToolPayload, ToolSpec, messages};
+use super::{
+    FunctionCallError, ToolInvocation, ToolName, ToolOutput, ToolPayload, ToolSpec, messages,
+};
 use crate::hooks::HookToolInput;
 
 /// Where a tool is visible (spec runtime §1.4).
@@ -62,7 +64,10 @@ pub trait ToolExecutor: Send + Sync {
     fn matches_kind(&self, payload: &ToolPayload) -> bool {
         match self.spec() {
             ToolSpec::Freeform { .. } => matches!(payload, ToolPayload::Custom { .. }),
-            _ => matches!(payload, ToolPayload::Function { .. } | ToolPayload::ToolSearch { .. }),
+            _ => matches!(
+                payload,
+                ToolPayload::Function { .. } | ToolPayload::ToolSearch { .. }
+            ),
         }
     }
 
@@ -75,7 +80,11 @@ pub trait ToolExecutor: Send + Sync {
             ToolPayload::Custom { input } => Value::String(input.clone()),
             ToolPayload::ToolSearch { .. } => return None,
         };
-        Some(HookToolInput { tool_name: self.tool_name().to_string(), tool_input, command: None })
+        Some(HookToolInput {
+            tool_name: self.tool_name().to_string(),
+            tool_input,
+            command: None,
+        })
     }
 
     /// The payload after a PreToolUse hook rewrote the input to `input`. Default: function
@@ -86,13 +95,17 @@ pub trait ToolExecutor: Send + Sync {
         input: Value,
     ) -> Result<ToolPayload, FunctionCallError> {
         match payload {
-            ToolPayload::Function { .. } => Ok(ToolPayload::Function { arguments: input.to_string() }),
-            ToolPayload::ToolSearch { .. } => Ok(ToolPayload::ToolSearch { arguments: input.to_string() }),
+            ToolPayload::Function { .. } => Ok(ToolPayload::Function {
+                arguments: input.to_string(),
+            }),
+            ToolPayload::ToolSearch { .. } => Ok(ToolPayload::ToolSearch {
+                arguments: input.to_string(),
+            }),
             ToolPayload::Custom { .. } => match input {
                 Value::String(input) => Ok(ToolPayload::Custom { input }),
-                _ => Err(FunctionCallError::RespondToModel(messages::hook_input_not_string(
-                    &self.tool_name(),
-                ))),
+                _ => Err(FunctionCallError::RespondToModel(
+                    messages::hook_input_not_string(&self.tool_name()),
+                )),
             },
         }
     }

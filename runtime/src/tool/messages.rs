@@ -80,7 +80,10 @@ pub fn image_unsupported(path: &Path, detail: &str) -> String {
 
 /// `view_image`: the sandbox read policy forbids the path.
 pub fn image_read_denied(path: &Path) -> String {
-    format!("access to `{}` is denied by the sandbox read policy", path.display())
+    format!(
+        "access to `{}` is denied by the sandbox read policy",
+        path.display()
+    )
 }
 
 /// `view_image`: a `detail` other than `original`.

@@ -17,8 +17,9 @@ pub use error::FunctionCallError;
 pub use executor::{ToolExecutor, ToolExposure, parse_hook_arguments};
 pub use invocation::{ToolCallSource, ToolInvocation, ToolPayload};
 pub use output::{
-    AbortedToolOutput, ContentItemsToolOutput, FunctionCallOutputContentItem, HookReplacedToolOutput,
-    ResponseInputItem, TextToolOutput, ToolOutput, ToolSearchToolOutput, failure_response,
+    AbortedToolOutput, ContentItemsToolOutput, FunctionCallOutputContentItem,
+    HookReplacedToolOutput, ResponseInputItem, TextToolOutput, ToolOutput, ToolSearchToolOutput,
+    failure_response,
 };
 pub use spec::{FreeformFormat, ToolSpec, tools_json};
 

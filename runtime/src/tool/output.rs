@@ -120,7 +120,9 @@ fn join_content_items(items: &[Value]) -> String {
 /// empty `tool_search_output` for tool search, else the text as the payload's output kind.
 pub fn failure_response(call_id: &str, payload: &ToolPayload, message: &str) -> ResponseInputItem {
     match payload {
-        ToolPayload::ToolSearch { .. } => ResponseInputItem::tool_search_output(call_id, Vec::new()),
+        ToolPayload::ToolSearch { .. } => {
+            ResponseInputItem::tool_search_output(call_id, Vec::new())
+        }
         _ => ResponseInputItem::for_payload(call_id, payload, Value::String(message.to_owned())),
     }
 }
@@ -139,7 +141,9 @@ pub trait ToolOutput: Send + Sync + std::fmt::Debug {
     /// The JSON value a `tools.x()` promise resolves with (spec code-mode §5.3). Defaults to
     /// the value derived from the function-call response item.
     fn code_mode_result(&self) -> Value {
-        let payload = ToolPayload::Function { arguments: String::new() };
+        let payload = ToolPayload::Function {
+            arguments: String::new(),
+        };
         self.to_response_item("", &payload).code_mode_value()
     }
 
@@ -161,12 +165,18 @@ pub struct TextToolOutput {
 impl TextToolOutput {
     /// A successful text output.
     pub fn ok(text: impl Into<String>) -> Self {
-        Self { text: text.into(), success: Some(true) }
+        Self {
+            text: text.into(),
+            success: Some(true),
+        }
     }
 
     /// A failed text output (shown to the model, the call still counts as handled).
     pub fn failed(text: impl Into<String>) -> Self {
-        Self { text: text.into(), success: Some(false) }
+        Self {
+            text: text.into(),
+            success: Some(false),
+        }
     }
 }
 
@@ -201,7 +211,10 @@ pub struct ContentItemsToolOutput {
 impl ContentItemsToolOutput {
     /// A successful output of `items`.
     pub fn ok(items: Vec<FunctionCallOutputContentItem>) -> Self {
-        Self { items, success: Some(true) }
+        Self {
+            items,
+            success: Some(true),
+        }
     }
 
     fn output_value(&self) -> Value {
@@ -270,7 +283,9 @@ pub struct AbortedToolOutput {
 impl AbortedToolOutput {
     /// The aborted output after `elapsed_secs` seconds.
     pub fn after(elapsed_secs: f64) -> Self {
-        Self { message: messages::aborted_by_user(elapsed_secs) }
+        Self {
+            message: messages::aborted_by_user(elapsed_secs),
+        }
     }
 }
 
@@ -285,8 +300,14 @@ impl ToolOutput for AbortedToolOutput {
 
     fn to_response_item(&self, call_id: &str, payload: &ToolPayload) -> ResponseInputItem {
         match payload {
-            ToolPayload::ToolSearch { .. } => ResponseInputItem::tool_search_output(call_id, Vec::new()),
-            _ => ResponseInputItem::for_payload(call_id, payload, Value::String(self.message.clone())),
+            ToolPayload::ToolSearch { .. } => {
+                ResponseInputItem::tool_search_output(call_id, Vec::new())
+            }
+            _ => ResponseInputItem::for_payload(
+                call_id,
+                payload,
+                Value::String(self.message.clone()),
+            ),
         }
     }
 

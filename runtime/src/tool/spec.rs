@@ -70,9 +70,9 @@ impl ToolSpec {
     /// The name the model calls the tool by.
     pub fn name(&self) -> &str {
         match self {
-            Self::Function { name, .. } | Self::Namespace { name, .. } | Self::Freeform { name, .. } => {
-                name
-            }
+            Self::Function { name, .. }
+            | Self::Namespace { name, .. }
+            | Self::Freeform { name, .. } => name,
             Self::ToolSearch { .. } => "tool_search",
         }
     }
@@ -121,21 +121,45 @@ impl ToolSpec {
     /// A namespace of function tools with the default description.
     pub fn namespace(name: impl Into<String>, tools: Vec<ToolSpec>) -> Self {
         let name = name.into();
-        Self::Namespace { description: default_namespace_description(&name), name, tools }
+        Self::Namespace {
+            description: default_namespace_description(&name),
+            name,
+            tools,
+        }
     }
 
     /// A client-executed `tool_search` tool.
     pub fn tool_search(description: impl Into<String>, parameters: serde_json::Value) -> Self {
-        Self::ToolSearch { execution: "client".to_owned(), description: description.into(), parameters }
+        Self::ToolSearch {
+            execution: "client".to_owned(),
+            description: description.into(),
+            parameters,
+        }
     }
 
     /// The same spec marked `defer_loading: true` (functions and namespace members only).
     pub fn deferred(self) -> Self {
         match self {
-            Self::Function { name, description, strict, parameters, output_schema, .. } => {
-                Self::Function { name, description, strict, defer_loading: Some(true), parameters, output_schema }
-            }
-            Self::Namespace { name, description, tools } => Self::Namespace {
+            Self::Function {
+                name,
+                description,
+                strict,
+                parameters,
+                output_schema,
+                ..
+            } => Self::Function {
+                name,
+                description,
+                strict,
+                defer_loading: Some(true),
+                parameters,
+                output_schema,
+            },
+            Self::Namespace {
+                name,
+                description,
+                tools,
+            } => Self::Namespace {
                 name,
                 description,
                 tools: tools.into_iter().map(Self::deferred).collect(),
