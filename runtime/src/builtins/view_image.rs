@@ -84,19 +84,17 @@ impl ViewImageTool {
             return Err(respond(messages::image_not_a_file(path)));
         }
         if metadata.len() > self.max_bytes {
-            let detail = format!(
-                "the file is {} bytes, above the {}-byte limit",
+            return Err(respond(messages::image_too_large(
+                path,
                 metadata.len(),
-                self.max_bytes
-            );
-            return Err(respond(messages::image_unsupported(path, &detail)));
+                self.max_bytes,
+            )));
         }
         let bytes = tokio::fs::read(path)
             .await
             .map_err(|error| respond(messages::image_unreadable(path, &error.to_string())))?;
         let Some(mime) = sniff_image_mime(&bytes) else {
-            let detail = "not a png, jpeg, gif or webp image";
-            return Err(respond(messages::image_unsupported(path, detail)));
+            return Err(respond(messages::image_unknown_format(path)));
         };
         let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
         Ok(format!("data:{mime};base64,{encoded}"))

@@ -47,6 +47,14 @@ impl ToolCallRuntime {
         }
     }
 
+    /// A runtime for calls nested in a call of this one (code-mode `tools.x()` inside `exec`):
+    /// the same step plan and turn token, but its own parallelism gate. The hosting `exec`
+    /// call holds this runtime's gate while its cell runs, so nested calls taking the same
+    /// gate would deadlock; nested calls are serialized among themselves instead.
+    pub fn for_nested_calls(&self) -> Self {
+        Self::new(self.step.clone(), self.cancellation.clone())
+    }
+
     /// The step whose plan every call of this runtime uses.
     pub fn step(&self) -> &StepContext {
         &self.step

@@ -275,3 +275,63 @@ async fn dropping_a_pending_call_aborts_it() {
         "the aborted handler never reached its side effect"
     );
 }
+
+/// An exclusive tool that, like `exec`, dispatches a nested call while it runs.
+struct NestingTool {
+    nested: std::sync::OnceLock<ToolCallRuntime>,
+}
+
+impl crate::tool::ToolExecutor for NestingTool {
+    fn tool_name(&self) -> ToolName {
+        ToolName::plain("outer")
+    }
+
+    fn spec(&self) -> crate::tool::ToolSpec {
+        crate::tool::ToolSpec::function("outer", "Calls inner.", json!({"type": "object"}))
+    }
+
+    fn handle(
+        &self,
+        _: crate::tool::ToolInvocation,
+    ) -> futures::future::BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
+        Box::pin(async move {
+            let runtime = self.nested.get().expect("runtime set before the call");
+            let source = ToolCallSource::CodeMode {
+                cell_id: CellId::from_raw("cell"),
+                runtime_tool_call_id: ToolCallId::nth(1),
+            };
+            let inner = runtime
+                .handle_tool_call(call("inner", "exec-1"), source)
+                .await;
+            let value = inner
+                .code_mode_result()
+                .map_err(FunctionCallError::RespondToModel)?;
+            Ok(Box::new(crate::tool::TextToolOutput::ok(format!(
+                "outer got {value}"
+            ))) as Box<dyn ToolOutput>)
+        })
+    }
+}
+
+#[tokio::test]
+async fn nested_calls_through_a_nested_runtime_do_not_deadlock_on_the_host_call() {
+    let outer = std::sync::Arc::new(NestingTool {
+        nested: std::sync::OnceLock::new(),
+    });
+    let inner = TestTool::plain("inner");
+    let mut registry = registry_of(&[&inner]);
+    registry.register_builtin(outer.clone()).unwrap();
+    let (step, _) = step_with(&registry, ToolHooks::new());
+    let runtime = ToolCallRuntime::new(step, CancellationToken::new());
+    outer.nested.set(runtime.for_nested_calls()).unwrap();
+    let result = tokio::time::timeout(
+        Duration::from_secs(5),
+        runtime.handle_tool_call(call("outer", "c1"), ToolCallSource::Direct),
+    )
+    .await
+    .expect("the nested exclusive call must not wait for the host call's gate");
+    assert_eq!(
+        result.code_mode_result(),
+        Ok(json!("outer got \"inner:{}\""))
+    );
+}

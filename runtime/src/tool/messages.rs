@@ -73,9 +73,22 @@ pub fn image_not_a_file(path: &Path) -> String {
     format!("image path `{}` is not a file", path.display())
 }
 
-/// `view_image`: the bytes are not a supported image.
-pub fn image_unsupported(path: &Path, detail: &str) -> String {
+/// `view_image`: the bytes cannot be used as an image.
+fn image_unsupported(path: &Path, detail: &str) -> String {
     format!("unable to process image at `{}`: {detail}", path.display())
+}
+
+/// `view_image`: the file is larger than the configured limit.
+pub fn image_too_large(path: &Path, len: u64, max: u64) -> String {
+    image_unsupported(
+        path,
+        &format!("the file is {len} bytes, above the {max}-byte limit"),
+    )
+}
+
+/// `view_image`: the bytes are none of the supported formats.
+pub fn image_unknown_format(path: &Path) -> String {
+    image_unsupported(path, "not a png, jpeg, gif or webp image")
 }
 
 /// `view_image`: the sandbox read policy forbids the path.
