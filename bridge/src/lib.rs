@@ -52,4 +52,4 @@ pub use message::{
     Operation, OperationValue, PROTOCOL_VERSION, RejectReason, RequestId, WireResult,
 };
 pub use session::{DEFAULT_TOMBSTONE_TTL, LaunchedCell, LocalSession, LocalSessionOptions};
-pub use tool_definition::{ToolDefinition, ToolKind, ToolName};
+pub use tool_definition::{DEFAULT_FUNCTION_NAMESPACE, ToolDefinition, ToolKind, ToolName};

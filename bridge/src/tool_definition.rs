@@ -30,12 +30,48 @@ impl ToolName {
             namespace: Some(namespace.into()),
         }
     }
+
+    /// A tool in an optional namespace.
+    pub fn new(namespace: Option<String>, name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            namespace,
+        }
+    }
+
+    /// Whether the namespace is the default one: `None`, `""` or `functions`.
+    pub fn is_default_namespace(&self) -> bool {
+        matches!(
+            self.namespace.as_deref(),
+            None | Some("") | Some(DEFAULT_FUNCTION_NAMESPACE)
+        )
+    }
+
+    /// The same name with `None`/`""` replaced by `functions`: the registry key form, so
+    /// `x`, `("", x)` and `("functions", x)` are one key (spec runtime §1.2).
+    pub fn with_default_namespace(&self) -> Self {
+        let namespace = if self.is_default_namespace() {
+            DEFAULT_FUNCTION_NAMESPACE.to_owned()
+        } else {
+            self.namespace.clone().unwrap_or_default()
+        };
+        Self {
+            name: self.name.clone(),
+            namespace: Some(namespace),
+        }
+    }
 }
 
+/// The namespace every plain tool lives in.
+pub const DEFAULT_FUNCTION_NAMESPACE: &str = "functions";
+
+/// A default namespace prints the bare name; any other namespace is concatenated with the name
+/// with no separator, because namespaces carry their own delimiter (`mcp__server__`,
+/// `extension/`) (spec runtime §1.2).
 impl fmt::Display for ToolName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.namespace {
-            Some(ns) if !ns.is_empty() => write!(f, "{ns}.{}", self.name),
+            Some(ns) if !self.is_default_namespace() => write!(f, "{ns}{}", self.name),
             _ => f.write_str(&self.name),
         }
     }

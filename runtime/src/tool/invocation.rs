@@ -27,8 +27,10 @@ pub enum ToolPayload {
     },
 }
 
-/// Who made the call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Who made the call. Serialized for hooks as `{"type":"direct"}` or
+/// `{"type":"code_mode","cell_id":…,"runtime_tool_call_id":…}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolCallSource {
     /// The model, directly.
     Direct,
@@ -39,6 +41,13 @@ pub enum ToolCallSource {
         /// The cell-local call id (`tool-N`).
         runtime_tool_call_id: ToolCallId,
     },
+}
+
+impl ToolCallSource {
+    /// Whether the call came from an exec cell.
+    pub fn is_code_mode(&self) -> bool {
+        matches!(self, Self::CodeMode { .. })
+    }
 }
 
 /// Everything a handler gets for one call.

@@ -7,13 +7,21 @@ mod context;
 mod error;
 mod executor;
 mod invocation;
+pub mod messages;
 mod output;
 mod spec;
 
-pub use codemode_bridge::ToolName;
+pub use codemode_bridge::{DEFAULT_FUNCTION_NAMESPACE, ToolName};
 pub use context::ToolContext;
 pub use error::FunctionCallError;
-pub use executor::{ToolExecutor, ToolExposure};
+pub use executor::{ToolExecutor, ToolExposure, parse_hook_arguments};
 pub use invocation::{ToolCallSource, ToolInvocation, ToolPayload};
-pub use output::{FunctionCallOutputContentItem, ResponseInputItem, TextToolOutput, ToolOutput};
-pub use spec::{FreeformFormat, ToolSpec};
+pub use output::{
+    AbortedToolOutput, ContentItemsToolOutput, FunctionCallOutputContentItem,
+    HookReplacedToolOutput, ResponseInputItem, TextToolOutput, ToolOutput, ToolSearchToolOutput,
+    failure_response,
+};
+pub use spec::{FreeformFormat, ToolSpec, tools_json};
+
+#[cfg(test)]
+mod tests;
