@@ -5,24 +5,31 @@
 //! Not here: V8 and the cell actor (codemode-host / codemode-bridge) or JSON Schema →
 //! TypeScript rendering (`crate::declarations`).
 
+mod broker;
 mod description;
+mod exec_tool;
 pub mod messages;
 mod naming;
+mod nested_tools;
 mod options;
 mod output;
 mod payload;
 mod pragma;
 mod spec;
 mod store;
+mod wait_tool;
 
+pub use broker::{CodeModeBroker, ExecNotification, NotificationSink};
 pub use description::{
     DEFERRED_TOOLS_GUIDANCE, ExecDescription, NamespaceDescription, wait_tool_description,
 };
+pub use exec_tool::ExecTool;
 pub use messages::ScriptStatus;
 pub use naming::{
     EXEC_TOOL_NAME, JsNameAllocator, WAIT_TOOL_NAME, code_mode_name, is_code_mode_tool, js_name,
     normalize_code_mode_identifier,
 };
+pub use nested_tools::NestedToolCatalog;
 pub use options::{
     CodeModeOptions, DEFAULT_EXEC_YIELD_TIME_MS, DEFAULT_MAX_OUTPUT_TOKENS,
     DEFAULT_WAIT_YIELD_TIME_MS,
@@ -32,3 +39,4 @@ pub use payload::build_nested_payload;
 pub use pragma::{ExecLimits, PRAGMA_PREFIX, PragmaError, parse_exec_source};
 pub use spec::{EXEC_GRAMMAR, exec_tool_spec, wait_tool_spec};
 pub use store::SessionStore;
+pub use wait_tool::{WaitArgs, WaitTool, parse_wait_args, wait_observation};

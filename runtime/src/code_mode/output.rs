@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use codemode_bridge::ContentItem;
+use codemode_bridge::{ContentItem, RuntimeResponse};
 use serde_json::Value;
 
 use super::messages::{self, ScriptStatus};
@@ -21,6 +21,43 @@ pub struct Observation {
     pub error_text: Option<String>,
     /// Nested calls the module never awaited (they were cancelled).
     pub abandoned_tool_calls: usize,
+}
+
+impl From<RuntimeResponse> for Observation {
+    fn from(response: RuntimeResponse) -> Self {
+        match response {
+            RuntimeResponse::Yielded {
+                cell_id,
+                content_items,
+            } => Self {
+                status: ScriptStatus::Running(cell_id),
+                content_items,
+                error_text: None,
+                abandoned_tool_calls: 0,
+            },
+            RuntimeResponse::Terminated { content_items, .. } => Self {
+                status: ScriptStatus::Terminated,
+                content_items,
+                error_text: None,
+                abandoned_tool_calls: 0,
+            },
+            RuntimeResponse::Result {
+                content_items,
+                error_text,
+                abandoned_tool_calls,
+                ..
+            } => Self {
+                status: if error_text.is_some() {
+                    ScriptStatus::Failed
+                } else {
+                    ScriptStatus::Completed
+                },
+                content_items,
+                error_text,
+                abandoned_tool_calls,
+            },
+        }
+    }
 }
 
 /// The rendered result of an exec or wait call: the header item, then the output.
