@@ -6,11 +6,13 @@ mod grammar;
 mod invocation;
 mod parser;
 mod seek;
+mod tool;
 mod verified;
 
 pub use grammar::{APPLY_PATCH_DESCRIPTION, APPLY_PATCH_LARK_GRAMMAR};
 pub use invocation::{ApplyPatchInvocation, IMPLICIT_PATCH_ERROR, classify_invocation};
 pub use parser::{Hunk, ParseError, Patch, UpdateChunk, parse_patch};
+pub use tool::{ApplyPatchTool, ApplyPatchToolOutput, PatchRunResult, run_patch};
 pub use verified::{
     ApplyError, FileChange, VerifiedPatch, VerifyError, resolve_path, verify_patch,
 };
