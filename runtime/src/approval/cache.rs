@@ -41,20 +41,21 @@ impl ApprovalStore {
             })
     }
 
-    /// Returns the cached approval if every key is covered, else asks via `ask` and remembers
+    /// Returns the cached approval if every key is covered, else asks via `ask` (never called on a hit) and remembers
     /// an `approved_for_session` answer under each key.
-    pub async fn with_cached_approval<F>(
+    pub async fn with_cached_approval<F, Fut>(
         &self,
         keys: &[serde_json::Value],
         ask: F,
     ) -> ReviewDecision
     where
-        F: Future<Output = ReviewDecision>,
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = ReviewDecision>,
     {
         if self.all_approved(keys) {
             return ReviewDecision::ApprovedForSession;
         }
-        let decision = ask.await;
+        let decision = ask().await;
         if decision == ReviewDecision::ApprovedForSession {
             let mut decisions = self
                 .decisions

@@ -64,7 +64,7 @@ pub async fn request_mcp_tool_approval(
     };
     let decision = ctx
         .approvals
-        .with_cached_approval(&keys, ctx.approver.request_approval(request))
+        .with_cached_approval(&keys, || ctx.approver.request_approval(request))
         .await;
     match decision {
         d if d.is_approved() => Ok(()),

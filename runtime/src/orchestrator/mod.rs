@@ -94,7 +94,7 @@ pub async fn run<A: SandboxedAction>(
             let keys = action.approval_keys();
             let decision = ctx
                 .approvals
-                .with_cached_approval(&keys, ctx.approver.request_approval(request))
+                .with_cached_approval(&keys, || ctx.approver.request_approval(request))
                 .await;
             accept(ctx, decision)?;
             already_approved = true;

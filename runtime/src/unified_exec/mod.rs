@@ -20,4 +20,4 @@ pub use store::{MAX_PROCESSES, ProcessStore, WARNING_PROCESSES};
 pub use tool::{ExecCommandOptions, ExecCommandTool, STDIN_CLOSED, WriteStdinTool};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
