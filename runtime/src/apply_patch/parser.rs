@@ -250,9 +250,8 @@ fn parse_update_chunk(
         change_context,
         ..UpdateChunk::default()
     };
-    let mut parsed = 0;
     let mut consumed = start;
-    for line in &lines[start..] {
+    for (parsed, line) in lines[start..].iter().enumerate() {
         if *line == END_OF_FILE {
             if parsed == 0 {
                 return Err(ParseError::InvalidHunk {
@@ -289,7 +288,6 @@ fn parse_update_chunk(
                 break;
             }
         }
-        parsed += 1;
         consumed += 1;
     }
     Ok((chunk, consumed))

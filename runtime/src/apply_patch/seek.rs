@@ -16,10 +16,11 @@ pub(crate) fn seek_sequence(
         return None;
     }
     let last_start = lines.len() - pattern.len();
-    if eof && last_start >= start {
-        if let Some(found) = seek_from(lines, pattern, last_start, last_start) {
-            return Some(found);
-        }
+    if eof
+        && last_start >= start
+        && let Some(found) = seek_from(lines, pattern, last_start, last_start)
+    {
+        return Some(found);
     }
     seek_from(lines, pattern, start, last_start)
 }

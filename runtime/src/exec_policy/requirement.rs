@@ -144,17 +144,15 @@ impl ExecPolicyManager {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .add_prefix_rule(prefix, Decision::Allow);
-        if added {
-            if let Some(path) = &self.amendments_file {
-                use std::io::Write;
-                let result = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .and_then(|mut f| f.write_all(render_allow_rule(prefix).as_bytes()));
-                if let Err(error) = result {
-                    tracing::warn!(path = %path.display(), %error, "could not persist exec policy amendment");
-                }
+        if added && let Some(path) = &self.amendments_file {
+            use std::io::Write;
+            let result = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(render_allow_rule(prefix).as_bytes()));
+            if let Err(error) = result {
+                tracing::warn!(path = %path.display(), %error, "could not persist exec policy amendment");
             }
         }
         Ok(())

@@ -123,9 +123,7 @@ fn tokenize(script: &str) -> Option<Vec<Token>> {
             }
             '&' => {
                 flush(&mut word, &mut in_word, &mut tokens);
-                if chars.next_if_eq(&'&').is_none() {
-                    return None;
-                }
+                chars.next_if_eq(&'&')?;
                 tokens.push(Token::Operator);
             }
             '|' => {

@@ -324,7 +324,7 @@ fn model_prefix_rule_becomes_amendment_unless_too_broad() {
 fn amendments_apply_and_persist() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("rules.toml");
-    let m = ExecPolicyManager::load(&[file.clone()], Some(file.clone())).unwrap();
+    let m = ExecPolicyManager::load(std::slice::from_ref(&file), Some(file.clone())).unwrap();
     let c = ctx(AskForApproval::Untrusted);
     let cmd = argv(&["cargo", "build", "--release"]);
     assert!(matches!(
@@ -340,7 +340,7 @@ fn amendments_apply_and_persist() {
             ..
         }
     ));
-    let reloaded = ExecPolicyManager::load(&[file.clone()], None).unwrap();
+    let reloaded = ExecPolicyManager::load(std::slice::from_ref(&file), None).unwrap();
     assert!(matches!(
         reloaded.requirement(&cmd, &c),
         ExecApprovalRequirement::Skip { .. }

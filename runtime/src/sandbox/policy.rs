@@ -133,10 +133,10 @@ impl SandboxPolicy {
         };
         let mut roots: Vec<PathBuf> = vec![cwd.to_path_buf()];
         roots.extend(writable_roots.iter().cloned());
-        if !exclude_tmpdir_env_var {
-            if let Some(tmpdir) = std::env::var_os("TMPDIR").filter(|t| !t.is_empty()) {
-                roots.push(PathBuf::from(tmpdir));
-            }
+        if !exclude_tmpdir_env_var
+            && let Some(tmpdir) = std::env::var_os("TMPDIR").filter(|t| !t.is_empty())
+        {
+            roots.push(PathBuf::from(tmpdir));
         }
         if !exclude_slash_tmp {
             roots.push(PathBuf::from("/tmp"));
@@ -186,15 +186,13 @@ fn protected_subpaths(root: &Path) -> Vec<PathBuf> {
             continue;
         }
         // A `.git` file points at the real git dir (worktrees, submodules): protect it too.
-        if name == ".git" && path.is_file() {
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                if let Some(dir) = text.trim().strip_prefix("gitdir:") {
-                    let dir = root.join(dir.trim());
-                    if let Ok(dir) = dir.canonicalize() {
-                        out.push(dir);
-                    }
-                }
-            }
+        if name == ".git"
+            && path.is_file()
+            && let Ok(text) = std::fs::read_to_string(&path)
+            && let Some(dir) = text.trim().strip_prefix("gitdir:")
+            && let Ok(dir) = root.join(dir.trim()).canonicalize()
+        {
+            out.push(dir);
         }
         out.push(path);
     }

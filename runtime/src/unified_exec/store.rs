@@ -170,7 +170,7 @@ fn prune(inner: &mut Inner) -> Option<Arc<ManagedProcess>> {
         .iter()
         .map(|(id, e)| (*id, e.last_used, e.process.exit().is_some()))
         .collect();
-    by_recency.sort_by(|a, b| b.1.cmp(&a.1));
+    by_recency.sort_by_key(|entry| std::cmp::Reverse(entry.1));
     let candidates = by_recency.get(PROTECTED_RECENT..).unwrap_or_default();
     let victim = candidates
         .iter()
