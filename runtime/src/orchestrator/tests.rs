@@ -420,3 +420,81 @@ async fn apply_patch_protected_git_dir_needs_escalation() {
     assert_eq!(approver.requests().len(), 1);
     assert!(!ws.path().join(".git/hooks/pre-commit").exists());
 }
+
+#[test]
+fn tool_specs_are_pinned() {
+    use crate::unified_exec::{ExecCommandOptions, ExecCommandTool, WriteStdinTool};
+    let patch = serde_json::to_value(ApplyPatchTool::new().spec()).unwrap();
+    assert_eq!(patch["type"], "custom");
+    assert_eq!(patch["name"], "apply_patch");
+    assert_eq!(patch["format"]["type"], "grammar");
+    assert_eq!(patch["format"]["syntax"], "lark");
+    assert!(
+        patch["format"]["definition"]
+            .as_str()
+            .unwrap()
+            .starts_with("start: begin_patch hunk+ end_patch\n")
+    );
+    let exec = ExecCommandTool::new(ExecCommandOptions::default());
+    let spec = serde_json::to_value(exec.spec()).unwrap();
+    assert_eq!(spec["type"], "function");
+    assert_eq!(
+        spec["description"],
+        "Runs a command in a PTY, returning output or a session ID for ongoing interaction."
+    );
+    assert_eq!(spec["parameters"]["required"], serde_json::json!(["cmd"]));
+    assert_eq!(spec["parameters"]["additionalProperties"], false);
+    assert!(spec.get("output_schema").is_none(), "never serialized");
+    assert!(exec.supports_parallel_tool_calls());
+    let write = WriteStdinTool::new();
+    assert!(!write.supports_parallel_tool_calls());
+    assert_eq!(
+        serde_json::to_value(write.spec()).unwrap()["parameters"]["required"],
+        serde_json::json!(["session_id"])
+    );
+    assert!(!ApplyPatchTool::new().supports_parallel_tool_calls());
+}
+
+#[tokio::test]
+async fn default_context_is_workspace_write_on_request_and_denies_prompts() {
+    let ws = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(ws.path().to_path_buf());
+    assert_eq!(ctx.sandbox_policy, SandboxPolicy::workspace_write());
+    assert!(!ctx.sandbox_policy.network_access);
+    assert_eq!(ctx.approval_policy, AskForApproval::OnRequest);
+    let request = ApprovalRequest::Network {
+        approval_id: ApprovalRequest::new_id(),
+        host: "h".into(),
+    };
+    assert_eq!(
+        ctx.approver.request_approval(request).await,
+        ReviewDecision::Denied
+    );
+    assert!(
+        ctx.sandbox_policy
+            .can_write(&ws.path().join("f"), ws.path())
+    );
+}
+
+#[tokio::test]
+async fn apply_patch_never_reads_denied_paths() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("secret.txt"), "token\n").unwrap();
+    let mut ctx = test_context(ws.path(), isolated_policy());
+    ctx.sandbox_policy.deny_read = vec![ws.path().join("secret.txt")];
+    let ctx = Arc::new(ctx);
+    let err = patch(
+        &ctx,
+        "*** Begin Patch\n*** Update File: secret.txt\n-nope\n+x\n*** End Patch",
+    )
+    .await
+    .unwrap_err();
+    let FunctionCallError::RespondToModel(message) = err else {
+        panic!()
+    };
+    assert!(
+        message.ends_with("secret.txt is denied by the sandbox policy"),
+        "{message}"
+    );
+    assert!(!message.contains("token"));
+}
