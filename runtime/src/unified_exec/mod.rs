@@ -1,6 +1,7 @@
 //! Unified exec: `exec_command` (start a command with pipes or a pty, wait up to a yield time,
 //! return output plus exit code or a session id) and `write_stdin` (write to or poll a
-//! session), the session's process store, and the output buffer and truncation they use.
+//! session), the session's process store, and the bounded output buffer. Model-visible
+//! truncation uses the shared `crate::truncate`.
 
 mod args;
 mod head_tail;
@@ -9,7 +10,6 @@ pub(crate) mod process;
 mod specs;
 mod store;
 mod tool;
-mod truncation;
 
 pub use args::{
     DEFAULT_MAX_OUTPUT_TOKENS, MAX_BACKGROUND_TIMEOUT_MS, MAX_YIELD_TIME_MS,

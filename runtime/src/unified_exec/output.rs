@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::args::DEFAULT_MAX_OUTPUT_TOKENS;
-use super::truncation::{approx_token_count, formatted_truncate_text};
+use crate::truncate::{approx_token_count, formatted_truncate_text};
 use crate::tool::{ResponseInputItem, ToolOutput, ToolPayload};
 
 /// The result of one exec_command or write_stdin call.
