@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use super::args::DEFAULT_MAX_OUTPUT_TOKENS;
-use crate::truncate::{approx_token_count, formatted_truncate_text};
 use crate::tool::{ResponseInputItem, ToolOutput, ToolPayload};
+use crate::truncate::{approx_token_count, formatted_truncate_text};
 
 /// The result of one exec_command or write_stdin call.
 #[derive(Debug, Clone, PartialEq)]
