@@ -47,10 +47,7 @@ pub trait ToolExecutor: Send + Sync {
     fn matches_kind(&self, payload: &ToolPayload) -> bool {
         match self.spec() {
             ToolSpec::Freeform { .. } => matches!(payload, ToolPayload::Custom { .. }),
-            _ => matches!(
-                payload,
-                ToolPayload::Function { .. } | ToolPayload::ToolSearch { .. }
-            ),
+            _ => matches!(payload, ToolPayload::Function { .. } | ToolPayload::ToolSearch { .. }),
         }
     }
 

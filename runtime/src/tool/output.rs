@@ -81,10 +81,7 @@ pub struct TextToolOutput {
 impl TextToolOutput {
     /// A successful text output.
     pub fn ok(text: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            success: Some(true),
-        }
+        Self { text: text.into(), success: Some(true) }
     }
 }
 
@@ -100,14 +97,10 @@ impl ToolOutput for TextToolOutput {
     fn to_response_item(&self, call_id: &str, payload: &ToolPayload) -> ResponseInputItem {
         let output = serde_json::Value::String(self.text.clone());
         match payload {
-            ToolPayload::Custom { .. } => ResponseInputItem::CustomToolCallOutput {
-                call_id: call_id.to_owned(),
-                output,
-            },
-            _ => ResponseInputItem::FunctionCallOutput {
-                call_id: call_id.to_owned(),
-                output,
-            },
+            ToolPayload::Custom { .. } => {
+                ResponseInputItem::CustomToolCallOutput { call_id: call_id.to_owned(), output }
+            }
+            _ => ResponseInputItem::FunctionCallOutput { call_id: call_id.to_owned(), output },
         }
     }
 

@@ -70,9 +70,9 @@ impl ToolSpec {
     /// The name the model calls the tool by.
     pub fn name(&self) -> &str {
         match self {
-            Self::Function { name, .. }
-            | Self::Namespace { name, .. }
-            | Self::Freeform { name, .. } => name,
+            Self::Function { name, .. } | Self::Namespace { name, .. } | Self::Freeform { name, .. } => {
+                name
+            }
             Self::ToolSearch { .. } => "tool_search",
         }
     }
