@@ -351,11 +351,48 @@ async fn progress_notifications_reach_the_hook() {
     )
     .await;
     assert_eq!(output.success(), Some(true), "{}", output.model_text());
+    // Notifications are handled on their own tasks; give the last one a moment.
+    for _ in 0..50 {
+        if seen.lock().unwrap().len() == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let seen = seen.lock().unwrap();
     let steps: Vec<f64> = seen.iter().map(|progress| progress.progress).collect();
     assert_eq!(steps, vec![1.0, 2.0]);
     assert!(
         seen.iter()
             .all(|progress| progress.server == "everything" && progress.total == Some(2.0))
+    );
+}
+
+#[tokio::test]
+async fn tool_list_changed_refreshes_the_tools() {
+    let script = super::support::servers_dir().join("dynamic_tools_server.py");
+    let config =
+        crate::mcp::McpServerConfig::new("python3", [script.to_string_lossy().into_owned()]);
+    let manager = start(vec![("dyn", config)]).await;
+    assert_eq!(tool_names(&manager), vec!["mcp__dyn__add_tool"]);
+    let generation = manager.tools_generation();
+    assert_eq!(
+        call(&manager, "mcp__dyn__add_tool", "").await.model_text(),
+        "called add_tool"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while manager.tools_generation() == generation {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tool list was not refreshed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        tool_names(&manager),
+        vec!["mcp__dyn__add_tool", "mcp__dyn__extra_1"]
+    );
+    assert_eq!(
+        call(&manager, "mcp__dyn__extra_1", "{}").await.model_text(),
+        "called extra_1"
     );
 }
