@@ -18,7 +18,9 @@ pub struct CellLimits {
 
 impl Default for CellLimits {
     fn default() -> Self {
-        Self { heap_limit_mib: 256 }
+        Self {
+            heap_limit_mib: 256,
+        }
     }
 }
 

@@ -17,12 +17,18 @@ pub struct ToolName {
 impl ToolName {
     /// A tool in the default namespace.
     pub fn plain(name: impl Into<String>) -> Self {
-        Self { name: name.into(), namespace: None }
+        Self {
+            name: name.into(),
+            namespace: None,
+        }
     }
 
     /// A tool in `namespace`.
     pub fn namespaced(namespace: impl Into<String>, name: impl Into<String>) -> Self {
-        Self { name: name.into(), namespace: Some(namespace.into()) }
+        Self {
+            name: name.into(),
+            namespace: Some(namespace.into()),
+        }
     }
 }
 
