@@ -9,6 +9,10 @@
 //! # Guarantees
 //! A call never waits longer than `tool_timeout_sec` for the server once connected, and a
 //! timed-out or cancelled call is cancelled at the server (`notifications/cancelled`).
+//!
+//! # Termination
+//! The child is killed when its connection is dropped: on replacement after a crash, or when
+//! the manager and every executor holding the server are gone.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, Weak};
