@@ -312,7 +312,9 @@ async fn same_namespace_hits_coalesce_in_first_seen_order() {
             "Update a contact",
         )),
     ]);
-    let tools = run(&search, r#"{"query":"send mail contact"}"#).await.unwrap();
+    let tools = run(&search, r#"{"query":"send mail contact"}"#)
+        .await
+        .unwrap();
     let kinds: Vec<(&str, &str)> = tools
         .iter()
         .map(|tool| {
