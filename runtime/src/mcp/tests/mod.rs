@@ -1,0 +1,8 @@
+mod support;
+
+mod config_tests;
+mod faults;
+mod naming_tests;
+mod oracle;
+mod output_tests;
+mod servers;
