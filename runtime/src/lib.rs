@@ -32,3 +32,6 @@ pub mod tool_search;
 
 // exec / wait (issue 5).
 pub mod code_mode;
+
+// One agent session assembled from all of the above.
+pub mod session;
