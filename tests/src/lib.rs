@@ -155,3 +155,126 @@ pub async fn run_cell_with(
 pub fn engine_arc() -> Arc<dyn CellEngine> {
     Arc::new(engine().clone())
 }
+
+// ---- Sessions (the whole engine) ------------------------------------------------------
+
+use codemode_runtime::router::ToolCallResult;
+use codemode_runtime::session::{CellBackend, Session, SessionOptions};
+
+/// The `code-mode-host` binary of this build (`target/<profile>/code-mode-host`), built on
+/// first use if missing.
+pub fn host_program() -> std::path::PathBuf {
+    static PATH: OnceLock<std::path::PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        // target/<profile>/deps/suite-<hash>
+        let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target profile dir");
+        let host = profile_dir.join("code-mode-host");
+        if !host.is_file() {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+            let status = std::process::Command::new(cargo)
+                .args(["build", "-p", "codemode-host", "--bin", "code-mode-host"])
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building code-mode-host failed");
+        }
+        assert!(host.is_file(), "code-mode-host not found at {}", host.display());
+        host
+    })
+    .clone()
+}
+
+/// Where a test session runs its cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    InProcess,
+    HostProcess,
+}
+
+impl Backend {
+    pub fn cell_backend(self) -> CellBackend {
+        match self {
+            Backend::InProcess => CellBackend::InProcess(engine_arc()),
+            Backend::HostProcess => CellBackend::HostProcess { program: host_program() },
+        }
+    }
+}
+
+/// A session rooted in a fresh temp dir (kept alive by the returned guard).
+pub async fn session(backend: Backend) -> (Session, tempfile::TempDir) {
+    session_with(backend, |_| {}).await
+}
+
+/// Like [`session`], letting the test adjust the options first.
+pub async fn session_with(
+    backend: Backend,
+    adjust: impl FnOnce(&mut SessionOptions),
+) -> (Session, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cwd = dir.path().canonicalize().expect("canonical temp dir");
+    let mut options = SessionOptions::new(cwd, backend.cell_backend());
+    adjust(&mut options);
+    let session = Session::start(options).await.expect("session starts");
+    (session, dir)
+}
+
+/// The model-visible output of an exec/wait result, decoded.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The first line of the header (`Script completed`, `Script running with cell ID …`).
+    pub status: String,
+    /// The header item, whole.
+    pub header: String,
+    /// The items after the header: text, or `image:<url>|<detail>` for images.
+    pub items: Vec<String>,
+    /// The success flag the model sees (`None` when absent).
+    pub success: Option<bool>,
+    /// The raw response item.
+    pub raw: serde_json::Value,
+}
+
+impl Reply {
+    pub fn cell_id(&self) -> String {
+        self.status
+            .strip_prefix("Script running with cell ID ")
+            .unwrap_or_else(|| panic!("not a running cell: {}", self.status))
+            .to_owned()
+    }
+}
+
+/// Decodes the output item of an exec or wait call.
+pub fn reply(result: &ToolCallResult) -> Reply {
+    let item = result.response_item().expect("no fatal error");
+    let raw = serde_json::to_value(&item).expect("item serializes");
+    let success = result.output.as_ref().ok().and_then(|output| output.success()).or(Some(false));
+    let output = &raw["output"];
+    let mut texts: Vec<String> = match output {
+        serde_json::Value::String(text) => vec![text.clone()],
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|item| match item["type"].as_str() {
+                Some("input_text") => item["text"].as_str().unwrap_or_default().to_owned(),
+                Some("input_image") => format!(
+                    "image:{}|{}",
+                    item["image_url"].as_str().unwrap_or_default(),
+                    item["detail"].as_str().unwrap_or_default()
+                ),
+                _ => item.to_string(),
+            })
+            .collect(),
+        other => vec![other.to_string()],
+    };
+    let header = if texts.is_empty() { String::new() } else { texts.remove(0) };
+    let status = header.lines().next().unwrap_or_default().to_owned();
+    Reply { status, header, items: texts, success, raw }
+}
+
+/// `session.exec(source)`, decoded.
+pub async fn exec(session: &Session, source: &str) -> Reply {
+    reply(&session.exec(source).await)
+}
+
+/// `session.wait(args)`, decoded.
+pub async fn wait(session: &Session, args: serde_json::Value) -> Reply {
+    reply(&session.wait(args).await)
+}

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use codemode_bridge::{CellId, CodeModeSession, ToolName, WaitOutcome};
+use codemode_bridge::{
+    BridgeError, CellId, CodeModeSession, HOST_EXITED_CELL_LOST, RuntimeResponse, ToolName,
+    WaitOutcome,
+};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Deserializer};
 
@@ -123,11 +126,22 @@ impl WaitTool {
         let args = parse_wait_args(&invocation.payload)?;
         let cell_id = CellId::from_raw(args.cell_id);
         let outcome = if args.terminate {
-            self.session.terminate(cell_id).await
+            self.session.terminate(cell_id.clone()).await
         } else {
-            self.session.wait(cell_id, args.yield_time_ms).await
-        }
-        .map_err(|err| FunctionCallError::RespondToModel(err.to_string()))?;
+            self.session.wait(cell_id.clone(), args.yield_time_ms).await
+        };
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            // The host died under this cell: report it as the cell's failure, in the same
+            // shape as any other script error, so the model knows to start a new exec.
+            Err(BridgeError::HostExited) => WaitOutcome::Live(RuntimeResponse::Result {
+                cell_id,
+                content_items: Vec::new(),
+                error_text: Some(HOST_EXITED_CELL_LOST.to_owned()),
+                abandoned_tool_calls: 0,
+            }),
+            Err(err) => return Err(FunctionCallError::RespondToModel(err.to_string())),
+        };
         // Every wait has its own budget; the exec pragma's does not carry over (spec §3.6).
         let max_tokens = args.max_tokens.unwrap_or(self.options.max_output_tokens);
         Ok(Box::new(CodeModeOutput::render(
