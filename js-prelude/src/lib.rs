@@ -71,7 +71,10 @@ mod tests {
         sorted.sort();
         assert_eq!(names, sorted);
         for (name, text) in FILES {
-            assert!(text.starts_with("\"use strict\";"), "{name} must start with \"use strict\"");
+            assert!(
+                text.starts_with("\"use strict\";"),
+                "{name} must start with \"use strict\""
+            );
         }
     }
 

@@ -1,6 +1,11 @@
 //! Shared helpers for the codemode integration suite: one process-wide V8 engine and a small
 //! driver that runs a cell to its end, answering nested tool calls with a Rust closure.
-#![allow(clippy::print_stdout, clippy::print_stderr, missing_docs, unreachable_pub)]
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    missing_docs,
+    unreachable_pub
+)]
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -97,7 +102,9 @@ pub async fn run_cell_with(
         stored_values: options.stored,
         limits: options.limits,
     };
-    let mut channels = engine().start_cell(CellId::generate(), start).expect("cell starts");
+    let mut channels = engine()
+        .start_cell(CellId::generate(), start)
+        .expect("cell starts");
     let commands = channels.commands.clone();
     if let Some(after) = options.terminate_after {
         let commands = commands.clone();
@@ -120,20 +127,33 @@ pub async fn run_cell_with(
                 }
                 run.items.push(item.clone());
             }
-            CellEvent::ToolCall { id, js_name, input, .. } => {
+            CellEvent::ToolCall {
+                id, js_name, input, ..
+            } => {
                 run.tool_calls.push((js_name.clone(), input.clone()));
                 match answer(js_name, input) {
                     Answer::Value(value) => {
-                        commands.send(CellCommand::ToolResponse { id: id.clone(), value });
+                        commands.send(CellCommand::ToolResponse {
+                            id: id.clone(),
+                            value,
+                        });
                     }
                     Answer::Error(text) => {
-                        commands.send(CellCommand::ToolError { id: id.clone(), text });
+                        commands.send(CellCommand::ToolError {
+                            id: id.clone(),
+                            text,
+                        });
                     }
                     Answer::Ignore => {}
                 }
             }
             CellEvent::Notify { text } => run.notifications.push(text.clone()),
-            CellEvent::Result { error_text, stored_value_writes, abandoned_tool_calls, terminated } => {
+            CellEvent::Result {
+                error_text,
+                stored_value_writes,
+                abandoned_tool_calls,
+                terminated,
+            } => {
                 run.error_text = error_text.clone();
                 run.writes = stored_value_writes.clone();
                 run.abandoned = abandoned_tool_calls.len();
@@ -168,7 +188,10 @@ pub fn host_program() -> std::path::PathBuf {
     PATH.get_or_init(|| {
         let exe = std::env::current_exe().expect("test executable path");
         // target/<profile>/deps/suite-<hash>
-        let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target profile dir");
+        let profile_dir = exe
+            .parent()
+            .and_then(|deps| deps.parent())
+            .expect("target profile dir");
         let host = profile_dir.join("code-mode-host");
         if !host.is_file() {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -178,7 +201,11 @@ pub fn host_program() -> std::path::PathBuf {
                 .expect("cargo runs");
             assert!(status.success(), "building code-mode-host failed");
         }
-        assert!(host.is_file(), "code-mode-host not found at {}", host.display());
+        assert!(
+            host.is_file(),
+            "code-mode-host not found at {}",
+            host.display()
+        );
         host
     })
     .clone()
@@ -195,7 +222,9 @@ impl Backend {
     pub fn cell_backend(self) -> CellBackend {
         match self {
             Backend::InProcess => CellBackend::InProcess(engine_arc()),
-            Backend::HostProcess => CellBackend::HostProcess { program: host_program() },
+            Backend::HostProcess => CellBackend::HostProcess {
+                program: host_program(),
+            },
         }
     }
 }
@@ -246,7 +275,12 @@ impl Reply {
 pub fn reply(result: &ToolCallResult) -> Reply {
     let item = result.response_item().expect("no fatal error");
     let raw = serde_json::to_value(&item).expect("item serializes");
-    let success = result.output.as_ref().ok().and_then(|output| output.success()).or(Some(false));
+    let success = result
+        .output
+        .as_ref()
+        .ok()
+        .and_then(|output| output.success())
+        .or(Some(false));
     let output = &raw["output"];
     let mut texts: Vec<String> = match output {
         serde_json::Value::String(text) => vec![text.clone()],
@@ -264,9 +298,19 @@ pub fn reply(result: &ToolCallResult) -> Reply {
             .collect(),
         other => vec![other.to_string()],
     };
-    let header = if texts.is_empty() { String::new() } else { texts.remove(0) };
+    let header = if texts.is_empty() {
+        String::new()
+    } else {
+        texts.remove(0)
+    };
     let status = header.lines().next().unwrap_or_default().to_owned();
-    Reply { status, header, items: texts, success, raw }
+    Reply {
+        status,
+        header,
+        items: texts,
+        success,
+        raw,
+    }
 }
 
 /// `session.exec(source)`, decoded.

@@ -32,7 +32,10 @@ fn assert_header(header: &str, status: &str) {
     let mut lines = header.split('\n');
     assert_eq!(lines.next(), Some(status), "header: {header:?}");
     let wall = lines.next().unwrap_or_default();
-    assert!(wall.starts_with("Wall time ") && wall.ends_with(" seconds"), "header: {header:?}");
+    assert!(
+        wall.starts_with("Wall time ") && wall.ends_with(" seconds"),
+        "header: {header:?}"
+    );
     assert_eq!(lines.next(), Some("Output:"), "header: {header:?}");
 }
 
@@ -72,7 +75,11 @@ both_backends!(yield_and_resume_with_wait, |backend| {
 both_backends!(busy_loop_yields_then_terminates, |backend| {
     let (session, _dir) = session(backend).await;
     let started = Instant::now();
-    let first = exec(&session, "// @exec: {\"yield_time_ms\": 100}\ntext(\"spin\"); while (true) {}").await;
+    let first = exec(
+        &session,
+        "// @exec: {\"yield_time_ms\": 100}\ntext(\"spin\"); while (true) {}",
+    )
+    .await;
     assert!(started.elapsed() < Duration::from_secs(5));
     let cell = first.cell_id();
     assert_eq!(first.items, ["spin"]);
@@ -106,9 +113,12 @@ both_backends!(unknown_and_closed_cells, |backend| {
     assert_eq!(unknown.items, ["Script error:\nexec cell 999999 not found"]);
     assert_ne!(unknown.success, Some(true));
 
-    let cell = exec(&session, "// @exec: {\"yield_time_ms\": 0}\nawait new Promise((r) => setTimeout(r, 50)); text(1)")
-        .await
-        .cell_id();
+    let cell = exec(
+        &session,
+        "// @exec: {\"yield_time_ms\": 0}\nawait new Promise((r) => setTimeout(r, 50)); text(1)",
+    )
+    .await
+    .cell_id();
     assert_eq!(wait(&session, json!({"cell_id": cell})).await.items, ["1"]);
     let again = wait(&session, json!({"cell_id": cell})).await;
     assert_header(&again.header, "Script failed");
@@ -164,24 +174,44 @@ both_backends!(each_call_has_its_own_token_budget, |backend| {
         &format!("// @exec: {{\"max_output_tokens\": 100, \"yield_time_ms\": 0}}\nawait new Promise((r) => setTimeout(r, 200)); text(\"{long}\")"),
     )
     .await;
-    let reply = wait(&session, json!({"cell_id": first.cell_id(), "max_tokens": 6})).await;
+    let reply = wait(
+        &session,
+        json!({"cell_id": first.cell_id(), "max_tokens": 6}),
+    )
+    .await;
     assert_eq!(reply.items.len(), 1);
     let text = &reply.items[0];
     assert!(text.contains("Total output lines: 1\n\n"), "{text}");
     assert!(text.contains("tokens truncated…"), "{text}");
     assert!(text.len() < 200, "{text}");
 
-    let truncated = exec(&session, &format!("// @exec: {{\"max_output_tokens\": 6}}\ntext(\"{long}\")")).await;
-    assert!(truncated.items[0].contains("tokens truncated…"), "{:?}", truncated.items);
+    let truncated = exec(
+        &session,
+        &format!("// @exec: {{\"max_output_tokens\": 6}}\ntext(\"{long}\")"),
+    )
+    .await;
+    assert!(
+        truncated.items[0].contains("tokens truncated…"),
+        "{:?}",
+        truncated.items
+    );
 });
 
 both_backends!(failure_keeps_accumulated_output, |backend| {
     let (session, _dir) = session(backend).await;
-    let reply = exec(&session, r#"text("before crash"); text("still before crash"); throw new Error("boom")"#).await;
+    let reply = exec(
+        &session,
+        r#"text("before crash"); text("still before crash"); throw new Error("boom")"#,
+    )
+    .await;
     assert_header(&reply.header, "Script failed");
     assert_eq!(reply.items.len(), 3);
     assert_eq!(reply.items[..2], ["before crash", "still before crash"]);
-    assert!(reply.items[2].starts_with("Script error:\nError: boom\n    at exec_main.mjs:1:"), "{:?}", reply.items);
+    assert!(
+        reply.items[2].starts_with("Script error:\nError: boom\n    at exec_main.mjs:1:"),
+        "{:?}",
+        reply.items
+    );
     assert_eq!(reply.success, Some(false));
 });
 
@@ -197,7 +227,11 @@ both_backends!(nested_errors_are_catchable, |backend| {
     assert_header(&reply.header, "Script completed");
     assert_eq!(reply.items[0], "caught: string");
     // exec/wait are never nested tools.
-    assert!(reply.items[1].contains("is not a function"), "{:?}", reply.items);
+    assert!(
+        reply.items[1].contains("is not a function"),
+        "{:?}",
+        reply.items
+    );
 });
 
 both_backends!(nested_calls_run_in_parallel, |backend| {
@@ -213,7 +247,11 @@ both_backends!(nested_calls_run_in_parallel, |backend| {
     )
     .await;
     assert_eq!(reply.items, [r#"["ok","ok"]"#]);
-    assert!(started.elapsed() < Duration::from_millis(1600), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(1600),
+        "{:?}",
+        started.elapsed()
+    );
 });
 
 both_backends!(exec_command_result_is_an_object, |backend| {
@@ -230,7 +268,12 @@ both_backends!(exec_command_result_is_an_object, |backend| {
     assert_eq!(value["out"], "hello");
     assert_eq!(value["session"], serde_json::Value::Null);
     assert_eq!(value["wall"], "number");
-    assert!(value["keys"].as_array().expect("keys").contains(&json!("chunk_id")));
+    assert!(
+        value["keys"]
+            .as_array()
+            .expect("keys")
+            .contains(&json!("chunk_id"))
+    );
 });
 
 both_backends!(builtins_return_their_code_mode_values, |backend| {
@@ -242,27 +285,40 @@ both_backends!(builtins_return_their_code_mode_values, |backend| {
     )
     .await;
     assert_eq!(reply.items, ["{}", "{}"], "{:?}", reply.items);
-    assert_eq!(std::fs::read_to_string(dir.path().join("made.txt")).expect("file created"), "made by a cell\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("made.txt")).expect("file created"),
+        "made by a cell\n"
+    );
 });
 
-both_backends!(store_persists_across_cells_and_terminate_discards, |backend| {
-    let (session, _dir) = session(backend).await;
-    exec(&session, r#"store("obj", {a: [1, 2], b: "x"})"#).await;
-    let loaded = exec(&session, r#"text(JSON.stringify(load("obj")))"#).await;
-    assert_eq!(loaded.items, [r#"{"a":[1,2],"b":"x"}"#]);
+both_backends!(
+    store_persists_across_cells_and_terminate_discards,
+    |backend| {
+        let (session, _dir) = session(backend).await;
+        exec(&session, r#"store("obj", {a: [1, 2], b: "x"})"#).await;
+        let loaded = exec(&session, r#"text(JSON.stringify(load("obj")))"#).await;
+        assert_eq!(loaded.items, [r#"{"a":[1,2],"b":"x"}"#]);
 
-    let cell = exec(&session, "// @exec: {\"yield_time_ms\": 50}\nstore(\"obj\", \"overwritten\"); while (true) {}").await.cell_id();
-    wait(&session, json!({"cell_id": cell, "terminate": true})).await;
-    let after = exec(&session, r#"text(JSON.stringify(load("obj")))"#).await;
-    assert_eq!(after.items, [r#"{"a":[1,2],"b":"x"}"#]);
-});
+        let cell = exec(
+            &session,
+            "// @exec: {\"yield_time_ms\": 50}\nstore(\"obj\", \"overwritten\"); while (true) {}",
+        )
+        .await
+        .cell_id();
+        wait(&session, json!({"cell_id": cell, "terminate": true})).await;
+        let after = exec(&session, r#"text(JSON.stringify(load("obj")))"#).await;
+        assert_eq!(after.items, [r#"{"a":[1,2],"b":"x"}"#]);
+    }
+);
 
 both_backends!(notify_reaches_the_embedder_immediately, |backend| {
     let (session, _dir) = session(backend).await;
     let mut notifications = session.take_notifications().expect("first take");
     let reply = exec(&session, r#"notify("marker text"); text("done")"#).await;
     assert_eq!(reply.items, ["done"]);
-    let notification = notifications.try_recv().expect("notification delivered before the result");
+    let notification = notifications
+        .try_recv()
+        .expect("notification delivered before the result");
     assert_eq!(notification.text, "marker text");
     let item = notification.response_item();
     assert_eq!(item["type"], "custom_tool_call_output");
@@ -275,7 +331,11 @@ both_backends!(exit_and_timers, |backend| {
     let exited = exec(&session, r#"text("before"); exit(); text("after")"#).await;
     assert_header(&exited.header, "Script completed");
     assert_eq!(exited.items, ["before"]);
-    let timed = exec(&session, r#"await new Promise((r) => setTimeout(r, 10)); text("timer done")"#).await;
+    let timed = exec(
+        &session,
+        r#"await new Promise((r) => setTimeout(r, 10)); text("timer done")"#,
+    )
+    .await;
     assert_eq!(timed.items, ["timer done"]);
 });
 
@@ -292,7 +352,12 @@ both_backends!(second_observer_is_rejected, |backend| {
         }
     );
     assert_eq!(first.items, ["end"]);
-    assert_eq!(second.items, [format!("Script error:\nexec cell {cell} already has an active observer")]);
+    assert_eq!(
+        second.items,
+        [format!(
+            "Script error:\nexec cell {cell} already has an active observer"
+        )]
+    );
 });
 
 both_backends!(pragma_errors_are_model_visible, |backend| {
@@ -300,15 +365,30 @@ both_backends!(pragma_errors_are_model_visible, |backend| {
     let result = session.exec("// @exec: {\"nope\": 1}\ntext(1)").await;
     let item = serde_json::to_value(result.response_item().expect("item")).expect("json");
     assert_eq!(item["type"], "custom_tool_call_output");
-    assert_eq!(item["output"], "exec pragma only supports `yield_time_ms` and `max_output_tokens`; got `nope`");
+    assert_eq!(
+        item["output"],
+        "exec pragma only supports `yield_time_ms` and `max_output_tokens`; got `nope`"
+    );
 });
 
 both_backends!(unawaited_calls_get_a_warning, |backend| {
     let (session, _dir) = session(backend).await;
-    let reply = exec(&session, r#"tools.exec_command({cmd: "sleep 5"}); text("done")"#).await;
+    let reply = exec(
+        &session,
+        r#"tools.exec_command({cmd: "sleep 5"}); text("done")"#,
+    )
+    .await;
     assert_header(&reply.header, "Script completed");
     assert_eq!(reply.items[0], "done");
-    assert!(reply.items.last().expect("warning").starts_with("Warning: the script finished while 1 tool call"), "{:?}", reply.items);
+    assert!(
+        reply
+            .items
+            .last()
+            .expect("warning")
+            .starts_with("Warning: the script finished while 1 tool call"),
+        "{:?}",
+        reply.items
+    );
 });
 
 both_backends!(many_concurrent_cells_lose_nothing, |backend| {
@@ -341,18 +421,34 @@ async fn host_killed_mid_cell_loses_only_running_cells() {
     let program = links.path().join("code-mode-host");
     std::os::unix::fs::symlink(codemode_tests::host_program(), &program).expect("symlink");
     let (session, _dir) = session_with(Backend::HostProcess, |options| {
-        options.backend = codemode_runtime::session::CellBackend::HostProcess { program: program.clone() };
+        options.backend = codemode_runtime::session::CellBackend::HostProcess {
+            program: program.clone(),
+        };
     })
     .await;
     exec(&session, r#"store("kept", 1)"#).await;
-    let cell = exec(&session, "// @exec: {\"yield_time_ms\": 50}\ntext(\"running\"); while (true) {}").await.cell_id();
+    let cell = exec(
+        &session,
+        "// @exec: {\"yield_time_ms\": 50}\ntext(\"running\"); while (true) {}",
+    )
+    .await
+    .cell_id();
     let hosts = hosts_started_as(&program);
     assert_eq!(hosts.len(), 1, "one host: {hosts:?}");
-    let killed = std::process::Command::new("kill").args(["-9", &hosts[0].to_string()]).status().expect("kill runs");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &hosts[0].to_string()])
+        .status()
+        .expect("kill runs");
     assert!(killed.success());
     let lost = wait(&session, json!({"cell_id": cell})).await;
     assert_header(&lost.header, "Script failed");
-    assert!(lost.items.iter().any(|item| item.contains("host exited unexpectedly")), "{:?}", lost.items);
+    assert!(
+        lost.items
+            .iter()
+            .any(|item| item.contains("host exited unexpectedly")),
+        "{:?}",
+        lost.items
+    );
     let next = exec(&session, r#"text(load("kept"))"#).await;
     assert_eq!(next.items, ["1"]);
     let restarted = hosts_started_as(&program);
@@ -365,10 +461,19 @@ fn hosts_started_as(program: &std::path::Path) -> Vec<u32> {
     let wanted = program.as_os_str().as_encoded_bytes();
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let zombie = stat.rfind(')').and_then(|close| stat.get(close + 2..close + 3)) == Some("Z");
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let zombie = stat
+            .rfind(')')
+            .and_then(|close| stat.get(close + 2..close + 3))
+            == Some("Z");
         if !zombie && cmdline.split(|b| *b == 0).next() == Some(wanted) {
             found.push(pid);
         }
