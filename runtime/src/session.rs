@@ -122,6 +122,9 @@ pub struct SessionOptions {
     pub mcp: McpManagerOptions,
     /// Where cells run.
     pub backend: CellBackend,
+    /// Embedder-provided tools (dynamic tools), registered after the built-ins; a name that
+    /// clashes with an earlier tool is skipped with a warning.
+    pub extra_tools: Vec<Arc<dyn ToolExecutor>>,
 }
 
 impl SessionOptions {
@@ -143,6 +146,7 @@ impl SessionOptions {
                 progress_hook: None,
             },
             backend,
+            extra_tools: Vec::new(),
         }
     }
 }
