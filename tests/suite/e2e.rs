@@ -480,3 +480,55 @@ fn hosts_started_as(program: &std::path::Path) -> Vec<u32> {
     }
     found
 }
+
+both_backends!(nested_commands_run_in_the_sandbox, |backend| {
+    let (session, dir) = session(backend).await;
+    // Not under /tmp: workspace-write also allows /tmp and $TMPDIR, as the reference does.
+    let outside =
+        tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("dir outside the workspace");
+    let target = outside.path().join("escaped.txt");
+    let reply = exec(
+        &session,
+        &format!(
+            r#"const inside = await tools.exec_command({{cmd: "echo in > inside.txt && cat inside.txt", login: false}});
+            const outside = await tools.exec_command({{cmd: "echo out > {}", login: false}});
+            text(inside.exit_code + ":" + inside.output.trim());
+            text(outside.exit_code === 0 ? "escaped" : "blocked");"#,
+            target.display()
+        ),
+    )
+    .await;
+    assert_eq!(reply.items, ["0:in", "blocked"], "{:?}", reply.items);
+    assert!(dir.path().join("inside.txt").is_file());
+    assert!(
+        !target.exists(),
+        "the sandbox let a nested command write outside the workspace"
+    );
+});
+
+both_backends!(hooks_see_and_block_nested_calls, |backend| {
+    let (session, _dir) = session_with(backend, |options| {
+        options.hooks =
+            codemode_runtime::hooks::ToolHooks::new().with_pre_tool_use("update_plan", |input| {
+                if input.tool_input.to_string().contains("forbidden") {
+                    codemode_runtime::hooks::HookResponse::block("plans may not say forbidden")
+                } else {
+                    codemode_runtime::hooks::HookResponse::default()
+                }
+            });
+    })
+    .await;
+    let reply = exec(
+        &session,
+        r#"await tools.update_plan({plan: [{step: "fine", status: "pending"}]});
+        try { await tools.update_plan({plan: [{step: "forbidden", status: "pending"}]}); text("ran"); }
+        catch (e) { text(e); }"#,
+    )
+    .await;
+    assert_eq!(
+        reply.items,
+        ["Tool call blocked by PreToolUse hook: plans may not say forbidden. Tool: update_plan"],
+        "{:?}",
+        reply.items
+    );
+});
