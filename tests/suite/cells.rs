@@ -499,3 +499,65 @@ async fn unawaited_tool_calls_are_reported_as_abandoned() {
     assert!(run.completed());
     assert_eq!(run.abandoned, 2);
 }
+
+/// `js-prelude/prelude.d.ts` describes the globals; a program using all of them type-checks
+/// under `tsc --strict`.
+#[test]
+fn prelude_declarations_type_check() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tsc = root.join("tests/mcp-servers/node_modules/.bin/tsc");
+    assert!(
+        tsc.is_file(),
+        "missing {}: run `npm ci --prefix tests/mcp-servers`",
+        tsc.display()
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(
+        root.join("js-prelude/prelude.d.ts"),
+        dir.path().join("prelude.d.ts"),
+    )
+    .expect("copy");
+    std::fs::write(
+        dir.path().join("program.ts"),
+        r#"const names: string[] = ALL_TOOLS.map((tool) => tool.name);
+async function main(): Promise<void> {
+  const results = await Promise.all(names.map((name) => tools[name]({})));
+  text({ count: results.length });
+  image("data:image/png;base64,AAAA", "low");
+  image({ type: "image", data: "AAAA", mimeType: "image/png" });
+  generatedImage({ image_url: "data:image/png;base64,AAAA", output_hint: "hint" });
+  notify("working");
+  store("k", { a: 1 });
+  const loaded: number = load("k").a;
+  const id: number = setTimeout(() => text(loaded), 10);
+  clearTimeout(id);
+  yield_control();
+  exit();
+}
+main();
+// @ts-expect-error: image detail must be one of the four names
+image("data:,", "medium");
+"#,
+    )
+    .expect("write program");
+    let output = std::process::Command::new(&tsc)
+        .args([
+            "--noEmit",
+            "--strict",
+            "--target",
+            "es2022",
+            "--lib",
+            "es2022",
+            "prelude.d.ts",
+            "program.ts",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("tsc runs");
+    assert!(
+        output.status.success(),
+        "tsc failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
