@@ -1,5 +1,6 @@
 mod support;
 
+mod approval_tests;
 mod config_tests;
 mod faults;
 mod naming_tests;
