@@ -42,12 +42,7 @@ pub async fn run_patch(
     // Never read (for verification) what the sandbox hides.
     for hunk in &patch.hunks {
         let path = crate::sandbox::resolve_existing_prefix(&resolve_path(cwd, hunk.path()));
-        let denied = ctx
-            .sandbox_policy
-            .deny_read
-            .iter()
-            .any(|d| path.starts_with(crate::sandbox::resolve_existing_prefix(d)));
-        if denied {
+        if !ctx.sandbox_policy.can_read(&path) {
             return Err(verification_failed(format!(
                 "access to {} is denied by the sandbox policy",
                 path.display()
