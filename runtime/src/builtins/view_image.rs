@@ -158,8 +158,8 @@ impl ToolOutput for ViewImageOutput {
         json!({ "image_url": self.image_url, "detail": self.detail })
     }
 
-    fn hook_response(&self) -> Value {
-        self.code_mode_result()
+    fn hook_response(&self) -> Option<Value> {
+        Some(self.code_mode_result())
     }
 }
 

@@ -11,9 +11,10 @@ use super::approval_rule::approval_annotations;
 use super::output::McpToolOutput;
 use super::server::{McpServer, McpTool};
 use crate::approval::{McpToolAnnotations, request_mcp_tool_approval};
+use crate::hooks::HookToolInput;
 use crate::tool::{
     FunctionCallError, ToolExecutor, ToolExposure, ToolInvocation, ToolName, ToolOutput,
-    ToolPayload, ToolSpec,
+    ToolPayload, ToolSpec, parse_hook_arguments,
 };
 
 /// One tool of one MCP server.
@@ -142,6 +143,19 @@ impl ToolExecutor for McpToolExecutor {
 
     fn exposure(&self) -> ToolExposure {
         self.exposure
+    }
+
+    /// Hooks see `mcp__<server>__<tool>` and the parsed arguments (blank → `{}`, invalid JSON
+    /// → the raw string); a rewrite re-serializes the whole new input (the trait default).
+    fn hook_input(&self, payload: &ToolPayload) -> Option<HookToolInput> {
+        let ToolPayload::Function { arguments } = payload else {
+            return None;
+        };
+        Some(HookToolInput {
+            tool_name: self.flat_name(),
+            tool_input: parse_hook_arguments(arguments),
+            command: None,
+        })
     }
 
     fn supports_parallel_tool_calls(&self) -> bool {
