@@ -12,11 +12,12 @@ use super::parser::parse_patch;
 use super::verified::{VerifiedPatch, resolve_path, verify_patch};
 use crate::approval::{ApprovalPurpose, ApprovalRequest, AskForApproval};
 use crate::exec_policy::ExecApprovalRequirement;
+use crate::hooks::HookToolInput;
 use crate::orchestrator::{self, AttemptError, OrchestratorError, SandboxedAction};
 use crate::sandbox::{SandboxPermissions, SandboxType};
 use crate::tool::{
     FreeformFormat, FunctionCallError, ResponseInputItem, ToolContext, ToolExecutor,
-    ToolInvocation, ToolName, ToolOutput, ToolPayload, ToolSpec,
+    ToolInvocation, ToolName, ToolOutput, ToolPayload, ToolSpec, messages,
 };
 
 /// What applying a patch produced (exit code 0 on success, 1 on a write failure).
@@ -42,12 +43,7 @@ pub async fn run_patch(
     // Never read (for verification) what the sandbox hides.
     for hunk in &patch.hunks {
         let path = crate::sandbox::resolve_existing_prefix(&resolve_path(cwd, hunk.path()));
-        let denied = ctx
-            .sandbox_policy
-            .deny_read
-            .iter()
-            .any(|d| path.starts_with(crate::sandbox::resolve_existing_prefix(d)));
-        if denied {
+        if !ctx.sandbox_policy.can_read(&path) {
             return Err(verification_failed(format!(
                 "access to {} is denied by the sandbox policy",
                 path.display()
@@ -232,6 +228,26 @@ impl ToolOutput for ApplyPatchToolOutput {
     }
 }
 
+/// The patch of a call: the freeform input, or `input` of the JSON form `{"input": "<patch>"}`.
+fn patch_text(payload: &ToolPayload) -> Result<String, FunctionCallError> {
+    match payload {
+        ToolPayload::Custom { input } => Ok(input.clone()),
+        ToolPayload::Function { arguments } | ToolPayload::ToolSearch { arguments } => {
+            #[derive(serde::Deserialize)]
+            struct Args {
+                input: String,
+            }
+            serde_json::from_str::<Args>(arguments)
+                .map(|args| args.input)
+                .map_err(|e| {
+                    FunctionCallError::RespondToModel(messages::failed_to_parse_arguments(
+                        &e.to_string(),
+                    ))
+                })
+        }
+    }
+}
+
 /// The freeform `apply_patch` tool.
 #[derive(Debug, Default, Clone)]
 pub struct ApplyPatchTool;
@@ -267,29 +283,42 @@ impl ToolExecutor for ApplyPatchTool {
         )
     }
 
+    /// Hooks see `apply_patch` with `{"command": <patch>}` (spec runtime §2.3).
+    fn hook_input(&self, payload: &ToolPayload) -> Option<HookToolInput> {
+        let patch = patch_text(payload).ok()?;
+        Some(HookToolInput::command(self.tool_name().to_string(), patch))
+    }
+
+    /// A rewrite replaces the patch and keeps the call's form (freeform or JSON).
+    fn with_updated_hook_input(
+        &self,
+        payload: &ToolPayload,
+        input: serde_json::Value,
+    ) -> Result<ToolPayload, FunctionCallError> {
+        let patch = HookToolInput::updated_command(&input)
+            .ok_or_else(|| {
+                FunctionCallError::RespondToModel(messages::hook_input_without_command(
+                    &self.tool_name(),
+                ))
+            })?
+            .to_owned();
+        Ok(match payload {
+            ToolPayload::Custom { .. } => ToolPayload::Custom { input: patch },
+            ToolPayload::Function { .. } | ToolPayload::ToolSearch { .. } => {
+                ToolPayload::Function {
+                    arguments: serde_json::json!({ "input": patch }).to_string(),
+                }
+            }
+        })
+    }
+
     fn handle(
         &self,
         invocation: ToolInvocation,
     ) -> BoxFuture<'_, Result<Box<dyn ToolOutput>, FunctionCallError>> {
         Box::pin(async move {
             let started = Instant::now();
-            let patch = match &invocation.payload {
-                ToolPayload::Custom { input } => input.clone(),
-                // The JSON form: `{"input": "<patch>"}`.
-                ToolPayload::Function { arguments } | ToolPayload::ToolSearch { arguments } => {
-                    #[derive(serde::Deserialize)]
-                    struct Args {
-                        input: String,
-                    }
-                    serde_json::from_str::<Args>(arguments)
-                        .map_err(|e| {
-                            FunctionCallError::RespondToModel(format!(
-                                "failed to parse function arguments: {e}"
-                            ))
-                        })?
-                        .input
-                }
-            };
+            let patch = patch_text(&invocation.payload)?;
             let ctx = &invocation.context;
             let result = run_patch(ctx, &patch, &ctx.cwd).await?;
             Ok(Box::new(ApplyPatchToolOutput {

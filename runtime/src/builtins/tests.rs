@@ -18,6 +18,14 @@ async fn call_in(
     tool: Arc<dyn ToolExecutor>,
     arguments: serde_json::Value,
 ) -> ToolCallResult {
+    call_with(ToolContext::new(cwd.to_path_buf()), tool, arguments).await
+}
+
+async fn call_with(
+    context: ToolContext,
+    tool: Arc<dyn ToolExecutor>,
+    arguments: serde_json::Value,
+) -> ToolCallResult {
     let name = tool.tool_name();
     let mut registry = ToolRegistry::new();
     registry.register_builtin(tool).unwrap();
@@ -25,11 +33,7 @@ async fn call_in(
         hooks: Arc::new(ToolHooks::new()),
         lifecycle_observers: Vec::new(),
     };
-    let step = StepContext::new(
-        &registry,
-        Arc::new(ToolContext::new(cwd.to_path_buf())),
-        options,
-    );
+    let step = StepContext::new(&registry, Arc::new(context), options);
     let call = ToolCall::function(name, "c1", arguments.to_string());
     ToolCallRuntime::new(step, CancellationToken::new())
         .handle_tool_call(call, ToolCallSource::Direct)
@@ -245,6 +249,61 @@ async fn view_image_respects_the_read_permission() {
         asked.lock().unwrap().as_slice(),
         [secret],
         "the predicate gets the absolute path"
+    );
+}
+
+#[tokio::test]
+async fn view_image_refuses_what_the_sandbox_read_policy_denies() {
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = dir.path().join("secrets");
+    std::fs::create_dir(&secrets).unwrap();
+    let hidden = secrets.join("key.png");
+    std::fs::write(&hidden, PNG).unwrap();
+    let denied_file = dir.path().join("private.png");
+    std::fs::write(&denied_file, PNG).unwrap();
+    std::os::unix::fs::symlink(&denied_file, dir.path().join("alias.png")).unwrap();
+    std::fs::write(dir.path().join("public.png"), PNG).unwrap();
+
+    let mut context = ToolContext::new(dir.path().to_path_buf());
+    context.sandbox_policy.deny_read = vec![secrets.clone(), denied_file.clone()];
+    // No wiring by the caller: the default tool reads the invocation's policy.
+    let view = |path: &str| {
+        call_with(
+            context.clone(),
+            Arc::new(ViewImageTool::new()),
+            json!({ "path": path }),
+        )
+    };
+    let refusal = |path: &Path| {
+        format!(
+            "access to `{}` is denied by the sandbox read policy",
+            path.display()
+        )
+    };
+
+    let result = view("secrets/key.png").await;
+    assert_eq!(result.code_mode_result().unwrap_err(), refusal(&hidden));
+    assert_eq!(
+        result.response_item().unwrap(),
+        crate::tool::ResponseInputItem::FunctionCallOutput {
+            call_id: "c1".to_owned(),
+            output: json!(refusal(&hidden)),
+        }
+    );
+    // Neither `..` nor a symlink inside the workspace gets around the denial.
+    let dotted = dir.path().join("secrets/../secrets/key.png");
+    let result = view(dotted.to_str().unwrap()).await;
+    assert_eq!(result.code_mode_result().unwrap_err(), refusal(&dotted));
+    let alias = dir.path().join("alias.png");
+    let result = view("alias.png").await;
+    assert_eq!(result.code_mode_result().unwrap_err(), refusal(&alias));
+
+    let result = view("public.png").await;
+    assert!(
+        result.code_mode_result().unwrap()["image_url"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/png;base64,")
     );
 }
 

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::parse_function_arguments;
+use crate::sandbox::SandboxPolicy;
 use crate::tool::{
     ContentItemsToolOutput, FunctionCallError, FunctionCallOutputContentItem, ResponseInputItem,
     ToolExecutor, ToolInvocation, ToolName, ToolOutput, ToolPayload, ToolSpec, messages,
@@ -25,8 +26,8 @@ const DETAIL_ORIGINAL: &str = "original";
 /// Default cap on the image size, so one call cannot put hundreds of MiB into the context.
 const DEFAULT_MAX_BYTES: u64 = 20 * 1024 * 1024;
 
-/// Decides whether a path may be read (the sandbox read policy plugs in here). Gets the
-/// absolute path; false refuses the call.
+/// An extra check on top of the session's sandbox read policy (embedders). Gets the absolute
+/// path; false refuses the call.
 pub type ReadPermission = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
 
 #[derive(Deserialize)]
@@ -53,12 +54,14 @@ impl Default for ViewImageTool {
 }
 
 impl ViewImageTool {
-    /// The tool reading any path the process can read.
+    /// The tool reading any path the process can read, except what the invocation's
+    /// `ToolContext.sandbox_policy.deny_read` hides.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// The tool asking `permission` before every read.
+    /// The tool also asking `permission` before every read (the sandbox read policy still
+    /// applies).
     pub fn with_read_permission(mut self, permission: ReadPermission) -> Self {
         self.read_permission = Some(permission);
         self
@@ -70,11 +73,14 @@ impl ViewImageTool {
         self
     }
 
-    async fn load(&self, path: &Path) -> Result<String, FunctionCallError> {
+    async fn load(&self, path: &Path, policy: &SandboxPolicy) -> Result<String, FunctionCallError> {
         let respond = FunctionCallError::RespondToModel;
-        if let Some(permission) = &self.read_permission
-            && !permission(path)
-        {
+        // The image lands in the model's context: never read what sandboxed commands may not.
+        let permitted = self
+            .read_permission
+            .as_ref()
+            .is_none_or(|permission| permission(path));
+        if !policy.can_read(path) || !permitted {
             return Err(respond(messages::image_read_denied(path)));
         }
         let metadata = tokio::fs::metadata(path)
@@ -152,8 +158,8 @@ impl ToolOutput for ViewImageOutput {
         json!({ "image_url": self.image_url, "detail": self.detail })
     }
 
-    fn hook_response(&self) -> Value {
-        self.code_mode_result()
+    fn hook_response(&self) -> Option<Value> {
+        Some(self.code_mode_result())
     }
 }
 
@@ -198,7 +204,7 @@ impl ToolExecutor for ViewImageTool {
                 }
             };
             let path: PathBuf = invocation.context.cwd.join(&args.path);
-            let image_url = self.load(&path).await?;
+            let image_url = self.load(&path, &invocation.context.sandbox_policy).await?;
             Ok(Box::new(ViewImageOutput { image_url, detail }) as Box<dyn ToolOutput>)
         })
     }

@@ -34,9 +34,11 @@ mod types;
 pub use command::{CommandHook, CommandHookConfig, HooksConfig};
 pub use tool_hooks::{ClosureHook, HookMatcher, ToolHook, ToolHooks};
 pub use types::{
-    HookDecision, HookError, HookEvent, HookInput, HookResponse, HookToolInput, PostToolUseOutcome,
-    PreToolUseOutcome,
+    BASH_HOOK_TOOL_NAME, HookDecision, HookError, HookEvent, HookInput, HookResponse,
+    HookToolInput, PostToolUseOutcome, PreToolUseOutcome,
 };
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tool_payload_tests;

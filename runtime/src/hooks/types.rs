@@ -19,6 +19,27 @@ pub struct HookToolInput {
     pub command: Option<String>,
 }
 
+/// The hook name of shell tools (`exec_command`, `shell_command`).
+pub const BASH_HOOK_TOOL_NAME: &str = "Bash";
+
+impl HookToolInput {
+    /// A command-like tool as hooks see it: `tool_input` is `{"command": <command>}` and a block
+    /// names the command.
+    pub fn command(tool_name: impl Into<String>, command: impl Into<String>) -> Self {
+        let command = command.into();
+        Self {
+            tool_name: tool_name.into(),
+            tool_input: serde_json::json!({ "command": command }),
+            command: Some(command),
+        }
+    }
+
+    /// The `command` string of a hook's rewritten input for a command-like tool.
+    pub fn updated_command(input: &Value) -> Option<&str> {
+        input.get("command").and_then(Value::as_str)
+    }
+}
+
 /// Which hook point runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum HookEvent {

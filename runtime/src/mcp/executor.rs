@@ -7,12 +7,14 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
 use super::McpCallError;
-use super::approval_rule::needs_approval;
+use super::approval_rule::approval_annotations;
 use super::output::McpToolOutput;
 use super::server::{McpServer, McpTool};
+use crate::approval::{McpToolAnnotations, request_mcp_tool_approval};
+use crate::hooks::HookToolInput;
 use crate::tool::{
     FunctionCallError, ToolExecutor, ToolExposure, ToolInvocation, ToolName, ToolOutput,
-    ToolPayload, ToolSpec,
+    ToolPayload, ToolSpec, parse_hook_arguments,
 };
 
 /// One tool of one MCP server.
@@ -62,9 +64,14 @@ impl McpToolExecutor {
         self.tool.tool.annotations.as_ref()
     }
 
-    /// Whether a call needs approval in `auto` mode (spec runtime §9.3).
+    /// The hints the approval check reads (missing hints count as `true`).
+    pub fn approval_annotations(&self) -> McpToolAnnotations {
+        approval_annotations(self.annotations())
+    }
+
+    /// Whether a call asks the user first (spec runtime §9.3; read-only tools never do).
     pub fn needs_approval(&self) -> bool {
-        needs_approval(self.annotations())
+        self.approval_annotations().requires_approval()
     }
 
     /// The hook-facing flat name `mcp__<server>__<tool>`.
@@ -138,6 +145,19 @@ impl ToolExecutor for McpToolExecutor {
         self.exposure
     }
 
+    /// Hooks see `mcp__<server>__<tool>` and the parsed arguments (blank → `{}`, invalid JSON
+    /// → the raw string); a rewrite re-serializes the whole new input (the trait default).
+    fn hook_input(&self, payload: &ToolPayload) -> Option<HookToolInput> {
+        let ToolPayload::Function { arguments } = payload else {
+            return None;
+        };
+        Some(HookToolInput {
+            tool_name: self.flat_name(),
+            tool_input: parse_hook_arguments(arguments),
+            command: None,
+        })
+    }
+
     fn supports_parallel_tool_calls(&self) -> bool {
         self.server.config().supports_parallel_tool_calls
             || self
@@ -162,6 +182,20 @@ impl ToolExecutor for McpToolExecutor {
                 Err(text) => return Ok(Box::new(McpToolOutput::error(text)) as Box<dyn ToolOutput>),
             };
             let raw = self.raw_tool_name();
+            // Asked before anything reaches the server; a refusal is the call's error result.
+            let approval_arguments = Value::Object(arguments.clone().unwrap_or_default());
+            if let Err(refusal) = request_mcp_tool_approval(
+                &invocation.context,
+                self.server.name(),
+                raw,
+                &approval_arguments,
+                self.approval_annotations(),
+            )
+            .await
+            {
+                tracing::debug!(server = self.server.name(), tool = raw, %refusal, "MCP tool call not approved");
+                return Ok(Box::new(McpToolOutput::error(refusal)) as Box<dyn ToolOutput>);
+            }
             tracing::debug!(server = self.server.name(), tool = raw, call_id = %invocation.call_id, "MCP tool call");
             match self
                 .server

@@ -17,7 +17,6 @@ mod recorder;
 mod server;
 mod stderr_tail;
 
-pub use approval_rule::needs_approval;
 pub use client_handler::{McpProgress, McpProgressHook};
 pub use config::{
     DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, McpServerConfig, parse_mcp_servers,

@@ -143,4 +143,9 @@ impl ToolOutput for McpToolOutput {
     fn code_mode_result(&self) -> Value {
         self.result.clone()
     }
+
+    /// PostToolUse sees the MCP result itself (spec runtime §9.3).
+    fn hook_response(&self) -> Option<Value> {
+        Some(self.result.clone())
+    }
 }

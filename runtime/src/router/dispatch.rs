@@ -192,9 +192,10 @@ impl StepContext {
         let post = if output.success() != Some(false)
             && hooks.has(HookEvent::PostToolUse)
             && let Some(tool) = executor.hook_input(&payload)
+            && let Some(response) = output.hook_response()
         {
             let mut input = hook_input(&tool, call, &source, self, HookEvent::PostToolUse);
-            input.tool_response = Some(output.hook_response());
+            input.tool_response = Some(response);
             Some(hooks.run_post_tool_use(&input).await)
         } else {
             None

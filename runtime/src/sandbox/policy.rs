@@ -116,6 +116,17 @@ impl SandboxPolicy {
         self.deny_read.is_empty()
     }
 
+    /// Whether `path` may be read: false when it is (or lies under) a `deny_read` entry, with
+    /// symlinks of existing ancestors resolved on both sides so a link cannot sidestep a
+    /// denial.
+    pub fn can_read(&self, path: &Path) -> bool {
+        let target = resolve_existing_prefix(path);
+        !self
+            .deny_read
+            .iter()
+            .any(|denied| target.starts_with(resolve_existing_prefix(denied)))
+    }
+
     /// Whether commands need the platform sandbox at all.
     pub fn requires_platform_sandbox(&self) -> bool {
         !self.network_access || self.is_fs_restricted() || !self.deny_read.is_empty()

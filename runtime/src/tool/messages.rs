@@ -60,6 +60,11 @@ pub fn hook_input_not_string(name: &ToolName) -> String {
     format!("PreToolUse hook rewrote the input of {name} with a non-string value")
 }
 
+/// A hook rewrote the input of a shell or patch tool without a string `command`.
+pub fn hook_input_without_command(name: &ToolName) -> String {
+    format!("PreToolUse hook rewrote the input of {name} without a string `command`")
+}
+
 /// The text `update_plan` answers with.
 pub const PLAN_UPDATED: &str = "Plan updated";
 

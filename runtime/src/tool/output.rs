@@ -148,8 +148,9 @@ pub trait ToolOutput: Send + Sync + std::fmt::Debug {
     }
 
     /// The `tool_response` a PostToolUse hook sees; defaults to the model-visible text.
-    fn hook_response(&self) -> Value {
-        Value::String(self.model_text())
+    /// `None` runs no PostToolUse hooks for this output (a command that is still running).
+    fn hook_response(&self) -> Option<Value> {
+        Some(Value::String(self.model_text()))
     }
 }
 
@@ -343,7 +344,7 @@ impl ToolOutput for HookReplacedToolOutput {
         self.original.code_mode_result()
     }
 
-    fn hook_response(&self) -> Value {
+    fn hook_response(&self) -> Option<Value> {
         self.original.hook_response()
     }
 }

@@ -101,6 +101,13 @@ impl ToolOutput for ExecCommandToolOutput {
         }
     }
 
+    /// PostToolUse sees the truncated output, once the process has exited.
+    fn hook_response(&self) -> Option<serde_json::Value> {
+        self.session_id
+            .is_none()
+            .then(|| serde_json::Value::String(self.truncated_output()))
+    }
+
     fn code_mode_result(&self) -> serde_json::Value {
         let mut obj = serde_json::Map::new();
         obj.insert("chunk_id".into(), self.chunk_id.clone().into());

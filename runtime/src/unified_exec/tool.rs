@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -18,11 +19,12 @@ use crate::apply_patch::{
 };
 use crate::approval::{ApprovalPurpose, ApprovalRequest, AskForApproval};
 use crate::exec_policy::{ExecPolicyContext, render_command};
+use crate::hooks::{BASH_HOOK_TOOL_NAME, HookToolInput};
 use crate::orchestrator::{self, AttemptError, OrchestratorError, SandboxedAction};
 use crate::sandbox::{SandboxPermissions, SandboxType, is_likely_sandbox_denied, prepare_command};
 use crate::tool::{
     FunctionCallError, ToolContext, ToolExecutor, ToolInvocation, ToolName, ToolOutput,
-    ToolPayload, ToolSpec,
+    ToolPayload, ToolSpec, messages,
 };
 
 /// Configuration of `exec_command`.
@@ -293,6 +295,18 @@ impl SandboxedAction for ExecAction<'_> {
     }
 }
 
+/// The arguments object of an `exec_command` call and its `cmd`, when both are well formed.
+fn exec_arguments(payload: &ToolPayload) -> Option<(serde_json::Map<String, Value>, String)> {
+    let ToolPayload::Function { arguments } = payload else {
+        return None;
+    };
+    let Ok(Value::Object(object)) = serde_json::from_str::<Value>(arguments) else {
+        return None;
+    };
+    let cmd = object.get("cmd")?.as_str()?.to_owned();
+    Some((object, cmd))
+}
+
 impl ToolExecutor for ExecCommandTool {
     fn tool_name(&self) -> ToolName {
         ToolName::plain("exec_command")
@@ -304,6 +318,28 @@ impl ToolExecutor for ExecCommandTool {
 
     fn supports_parallel_tool_calls(&self) -> bool {
         true
+    }
+
+    /// Hooks see `Bash` with `{"command": <cmd>}` (spec runtime §2.3). Arguments without a
+    /// `cmd` string expose nothing: the handler refuses them before anything runs.
+    fn hook_input(&self, payload: &ToolPayload) -> Option<HookToolInput> {
+        let (_, cmd) = exec_arguments(payload)?;
+        Some(HookToolInput::command(BASH_HOOK_TOOL_NAME, cmd))
+    }
+
+    /// A rewrite replaces only `cmd`; every other argument is kept as the model wrote it.
+    fn with_updated_hook_input(
+        &self,
+        payload: &ToolPayload,
+        input: Value,
+    ) -> Result<ToolPayload, FunctionCallError> {
+        let without_command = || respond(messages::hook_input_without_command(&self.tool_name()));
+        let command = HookToolInput::updated_command(&input).ok_or_else(without_command)?;
+        let (mut object, _) = exec_arguments(payload).ok_or_else(without_command)?;
+        object.insert("cmd".to_owned(), Value::String(command.to_owned()));
+        Ok(ToolPayload::Function {
+            arguments: Value::Object(object).to_string(),
+        })
     }
 
     fn handle(
@@ -374,6 +410,11 @@ impl ToolExecutor for WriteStdinTool {
 
     fn spec(&self) -> ToolSpec {
         write_stdin_spec()
+    }
+
+    /// Writing to a session is not hookable (spec runtime §2.3); the command was, when started.
+    fn hook_input(&self, _payload: &ToolPayload) -> Option<HookToolInput> {
+        None
     }
 
     fn handle(

@@ -150,6 +150,10 @@ async fn nested_function_call_goes_through_the_router_with_code_mode_source() {
             runtime_tool_call_id: ToolCallId::nth(3)
         }
     );
+    assert!(
+        Arc::ptr_eq(&invocation.context, f.runtime.step().tool_context()),
+        "nested calls get the active step's ToolContext (approver, sandbox, processes)"
+    );
 }
 
 #[tokio::test]

@@ -2,8 +2,9 @@
 
 use rmcp::model::ToolAnnotations;
 
+use crate::mcp::approval_rule::approval_annotations;
 use crate::mcp::naming::{NamespaceAllocator, assign_tool_names, short_hash};
-use crate::mcp::{fnv1a64, needs_approval, sanitize_name};
+use crate::mcp::{fnv1a64, sanitize_name};
 
 #[test]
 fn fnv1a_matches_the_reference_vectors() {
@@ -67,6 +68,11 @@ fn hints(
     annotations.destructive_hint = destructive;
     annotations.open_world_hint = open_world;
     annotations
+}
+
+/// The one approval rule (`approval::McpToolAnnotations`) applied to rmcp's annotations.
+fn needs_approval(annotations: Option<&ToolAnnotations>) -> bool {
+    approval_annotations(annotations).requires_approval()
 }
 
 #[test]

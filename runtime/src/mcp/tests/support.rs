@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::AskForApproval;
 use crate::mcp::{McpConnectionManager, McpManagerOptions, McpServerConfig};
 use crate::tool::{
     ToolCallSource, ToolContext, ToolExecutor, ToolInvocation, ToolOutput, ToolPayload,
@@ -94,10 +95,27 @@ pub(super) fn executor(manager: &McpConnectionManager, wanted: &str) -> Arc<dyn 
         .unwrap_or_else(|| panic!("no tool {wanted}; have {names:?}"))
 }
 
+/// A context whose policy never asks: these protocol tests are not about approvals
+/// (`approval_tests` covers those).
+pub(super) fn trusted_context() -> Arc<ToolContext> {
+    let mut context = ToolContext::new(std::env::temp_dir());
+    context.approval_policy = AskForApproval::Never;
+    Arc::new(context)
+}
+
 pub(super) fn invocation(
     executor: &dyn ToolExecutor,
     arguments: &str,
     cancellation: CancellationToken,
+) -> ToolInvocation {
+    invocation_in(executor, arguments, cancellation, trusted_context())
+}
+
+pub(super) fn invocation_in(
+    executor: &dyn ToolExecutor,
+    arguments: &str,
+    cancellation: CancellationToken,
+    context: Arc<ToolContext>,
 ) -> ToolInvocation {
     ToolInvocation {
         call_id: format!("call-{}", uuid::Uuid::new_v4()),
@@ -107,7 +125,7 @@ pub(super) fn invocation(
         },
         source: ToolCallSource::Direct,
         cancellation,
-        context: Arc::new(ToolContext::new(std::env::temp_dir())),
+        context,
     }
 }
 
