@@ -101,8 +101,9 @@ pub fn find_host_program(configured: Option<&Path>) -> Option<PathBuf> {
 }
 
 /// Everything a session is made of. `SessionOptions::new` gives the embedded defaults:
-/// workspace-write sandbox on `cwd`, network off, approval on-request answered "denied" (no
-/// one to ask), no MCP servers.
+/// workspace-write sandbox on `cwd`, network off, approval policy `never` (an embedded session
+/// has no one to ask: nothing escalates out of the sandbox and nothing prompts), no MCP
+/// servers.
 pub struct SessionOptions {
     /// Working directory of tools.
     pub cwd: PathBuf,
@@ -134,7 +135,7 @@ impl SessionOptions {
         Self {
             cwd,
             sandbox: context.sandbox_policy,
-            approval_policy: context.approval_policy,
+            approval_policy: AskForApproval::Never,
             approver: Arc::new(FixedApprover::new(ReviewDecision::Denied)),
             exec_policy: context.exec_policy,
             hooks: ToolHooks::default(),
