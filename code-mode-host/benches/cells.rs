@@ -4,7 +4,12 @@
 //! Every bench times only the part its name promises (with `iter_custom`); set-up such as
 //! waiting for the warm pool to refill is left out. Besides criterion's summary, each bench
 //! prints p50/p99 of its individual iterations (criterion reports means of samples).
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used, missing_docs)]
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    missing_docs
+)]
 
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
@@ -20,7 +25,11 @@ use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_
 const TOOL_CALLS: u32 = 10_000;
 
 fn engine(use_snapshot: bool, warm_isolates: usize) -> V8Engine {
-    V8Engine::new(V8EngineOptions { use_snapshot, warm_isolates }).expect("V8 engine starts")
+    V8Engine::new(V8EngineOptions {
+        use_snapshot,
+        warm_isolates,
+    })
+    .expect("V8 engine starts")
 }
 
 fn cell_start(source: &str, tools: Vec<ToolDefinition>) -> CellStart {
@@ -74,7 +83,11 @@ struct Samples {
 
 impl Samples {
     fn new(name: &str, scale: u32) -> Self {
-        Self { name: name.to_owned(), per_iteration: RefCell::new(Vec::new()), scale }
+        Self {
+            name: name.to_owned(),
+            per_iteration: RefCell::new(Vec::new()),
+            scale,
+        }
     }
 
     fn push(&self, elapsed: Duration) {
@@ -102,9 +115,16 @@ impl Samples {
 
 fn start_to_result(c: &mut Criterion) {
     let mut group = c.benchmark_group("start_to_result");
-    group.sample_size(30).measurement_time(Duration::from_millis(600)).warm_up_time(Duration::from_millis(200));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_millis(600))
+        .warm_up_time(Duration::from_millis(200));
     group.sampling_mode(SamplingMode::Flat);
-    let variants = [("snapshot+pool", true, 2), ("snapshot", true, 0), ("no_snapshot", false, 0)];
+    let variants = [
+        ("snapshot+pool", true, 2),
+        ("snapshot", true, 0),
+        ("no_snapshot", false, 0),
+    ];
     for (name, use_snapshot, warm) in variants {
         let engine = engine(use_snapshot, warm);
         let samples = Samples::new(&format!("start_to_result/{name}"), 1);
@@ -114,8 +134,9 @@ fn start_to_result(c: &mut Criterion) {
                 for _ in 0..iters {
                     settle(&engine, warm);
                     let began = Instant::now();
-                    let mut channels =
-                        engine.start_cell(CellId::generate(), cell_start(r#"text("hi")"#, Vec::new())).unwrap();
+                    let mut channels = engine
+                        .start_cell(CellId::generate(), cell_start(r#"text("hi")"#, Vec::new()))
+                        .unwrap();
                     wait_result(&mut channels);
                     let elapsed = began.elapsed();
                     samples.push(elapsed);
@@ -131,11 +152,18 @@ fn start_to_result(c: &mut Criterion) {
 
 fn nested_tool_calls(c: &mut Criterion) {
     let mut group = c.benchmark_group("tool_calls");
-    group.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(300));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_millis(300));
     group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(u64::from(TOOL_CALLS)));
     let engine = engine(true, 2);
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
     let source = format!("for (let i = 0; i < {TOOL_CALLS}; i++) await tools.noop();");
     let samples = Samples::new("tool_calls/10k_sequential_noop", TOOL_CALLS);
     group.bench_function("10k_sequential_noop", |b| {
@@ -144,12 +172,16 @@ fn nested_tool_calls(c: &mut Criterion) {
             for _ in 0..iters {
                 settle(&engine, 2);
                 let began = Instant::now();
-                let mut channels = engine.start_cell(CellId::generate(), cell_start(&source, vec![noop_tool()])).unwrap();
+                let mut channels = engine
+                    .start_cell(CellId::generate(), cell_start(&source, vec![noop_tool()]))
+                    .unwrap();
                 let responder = runtime.spawn(async move {
                     while let Some(event) = channels.events.recv().await {
                         match event {
                             CellEvent::ToolCall { id, .. } => {
-                                channels.commands.send(CellCommand::ToolResponse { id, value: None });
+                                channels
+                                    .commands
+                                    .send(CellCommand::ToolResponse { id, value: None });
                             }
                             CellEvent::Result { error_text, .. } => return error_text,
                             _ => {}
@@ -172,7 +204,10 @@ fn nested_tool_calls(c: &mut Criterion) {
 
 fn terminate_latency(c: &mut Criterion) {
     let mut group = c.benchmark_group("terminate");
-    group.sample_size(30).measurement_time(Duration::from_millis(600)).warm_up_time(Duration::from_millis(200));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_millis(600))
+        .warm_up_time(Duration::from_millis(200));
     group.sampling_mode(SamplingMode::Flat);
     let engine = engine(true, 2);
     let samples = Samples::new("terminate/busy_loop", 1);
@@ -209,5 +244,10 @@ fn terminate_latency(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, start_to_result, nested_tool_calls, terminate_latency);
+criterion_group!(
+    benches,
+    start_to_result,
+    nested_tool_calls,
+    terminate_latency
+);
 criterion_main!(benches);

@@ -76,10 +76,10 @@ impl CellCommandSink for CellSink {
     fn send(&self, command: CellCommand) -> bool {
         if matches!(command, CellCommand::Terminate) {
             self.shared.terminate.store(true, Ordering::SeqCst);
-            if let Ok(handle) = self.shared.handle.lock() {
-                if let Some(handle) = handle.as_ref() {
-                    handle.terminate_execution();
-                }
+            if let Ok(handle) = self.shared.handle.lock()
+                && let Some(handle) = handle.as_ref()
+            {
+                handle.terminate_execution();
             }
         }
         match self.commands.lock() {
@@ -377,7 +377,15 @@ pub(crate) fn run_prelude(scope: &mut ::v8::PinScope<'_, '_>) -> Result<(), JsEr
     let code = ::v8::String::new(tc, &source).ok_or_else(|| js_error("prelude source too large"))?;
     let name = ::v8::String::new(tc, codemode_js_prelude::RESOURCE_NAME).ok_or_else(|| js_error("bad name"))?;
     let origin = ::v8::ScriptOrigin::new(tc, name.into(), 0, 0, false, 0, None, false, false, false, None);
-    let Some(script) = ::v8::Script::compile(tc, code, Some(&origin)) else {
+    // Eager: the snapshot keeps the bytecode of every prelude function, so no cell pays
+    // for lazily compiling the bootstrap and helpers again.
+    let mut source = ::v8::script_compiler::Source::new(code, Some(&origin));
+    let Some(script) = ::v8::script_compiler::compile(
+        tc,
+        &mut source,
+        ::v8::script_compiler::CompileOptions::EagerCompile,
+        ::v8::script_compiler::NoCacheReason::NoReason,
+    ) else {
         return Err(caught(tc));
     };
     if script.run(tc).is_none() {
@@ -457,14 +465,12 @@ fn caught_with_location(tc: &mut ::v8::PinnedRef<'_, ::v8::TryCatch<'_, '_, ::v8
 pub(crate) fn error_text(scope: &mut ::v8::PinScope<'_, '_>, value: ::v8::Local<'_, ::v8::Value>) -> String {
     ::v8::scope!(let scope, scope);
     ::v8::tc_scope!(let tc, scope);
-    if let Ok(object) = ::v8::Local::<::v8::Object>::try_from(value) {
-        if let Some(key) = ::v8::String::new(tc, names::STACK) {
-            if let Some(stack) = object.get(tc, key.into()) {
-                if stack.is_string() {
-                    return stack.to_rust_string_lossy(tc);
-                }
-            }
-        }
+    if let Ok(object) = ::v8::Local::<::v8::Object>::try_from(value)
+        && let Some(key) = ::v8::String::new(tc, names::STACK)
+        && let Some(stack) = object.get(tc, key.into())
+        && stack.is_string()
+    {
+        return stack.to_rust_string_lossy(tc);
     }
     if tc.is_execution_terminating() {
         return "JavaScript execution terminated".to_owned();

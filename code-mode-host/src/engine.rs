@@ -26,7 +26,10 @@ pub struct V8EngineOptions {
 
 impl Default for V8EngineOptions {
     fn default() -> Self {
-        Self { use_snapshot: true, warm_isolates: DEFAULT_WARM_ISOLATES }
+        Self {
+            use_snapshot: true,
+            warm_isolates: DEFAULT_WARM_ISOLATES,
+        }
     }
 }
 
@@ -42,9 +45,17 @@ impl V8Engine {
     /// filling the warm pool.
     pub fn new(options: V8EngineOptions) -> Result<Self, HostError> {
         init_platform();
-        let snapshot = if options.use_snapshot { Some(startup_snapshot()?) } else { None };
+        let snapshot = if options.use_snapshot {
+            Some(startup_snapshot()?)
+        } else {
+            None
+        };
         let pool = (options.warm_isolates > 0).then(|| {
-            Arc::new(WarmPool::new(snapshot, CellLimits::default().heap_limit_mib, options.warm_isolates))
+            Arc::new(WarmPool::new(
+                snapshot,
+                CellLimits::default().heap_limit_mib,
+                options.warm_isolates,
+            ))
         });
         Ok(Self { snapshot, pool })
     }
@@ -55,17 +66,32 @@ impl V8Engine {
     }
 }
 
+impl V8Engine {
+    fn spawn_fresh(&self, cell_id: &CellId, start: CellStart) -> Result<CellChannels, BridgeError> {
+        CellThread::spawn_for(format!("cell-{cell_id}"), self.snapshot, start)
+            .map_err(|error| BridgeError::CellStartFailed(error.to_string()))
+    }
+}
+
 impl CellEngine for V8Engine {
     fn start_cell(&self, cell_id: CellId, start: CellStart) -> Result<CellChannels, BridgeError> {
         let heap_limit_mib = start.limits.heap_limit_mib;
-        if let Some(thread) = self.pool.as_ref().and_then(|pool| pool.take(heap_limit_mib)) {
-            tracing::debug!(%cell_id, "cell starts on a warm isolate");
-            return Ok(thread.assign(start));
+        let Some(pool) = &self.pool else {
+            return self.spawn_fresh(&cell_id, start);
+        };
+        match pool.take(heap_limit_mib) {
+            Some(thread) => {
+                tracing::debug!(%cell_id, "cell starts on a warm isolate");
+                let (channels, finished) = thread.assign(start);
+                // After the cell is on its way: making the replacement must not delay it.
+                pool.refill(Some(finished));
+                Ok(channels)
+            }
+            None => {
+                tracing::debug!(%cell_id, heap_limit_mib, pool_limit = pool.heap_limit_mib(), "no warm isolate fits");
+                pool.refill(None);
+                self.spawn_fresh(&cell_id, start)
+            }
         }
-        if let Some(pool) = &self.pool {
-            tracing::debug!(%cell_id, heap_limit_mib, pool_limit = pool.heap_limit_mib(), "no warm isolate fits");
-        }
-        CellThread::spawn_for(format!("cell-{cell_id}"), self.snapshot, start)
-            .map_err(|error| BridgeError::CellStartFailed(error.to_string()))
     }
 }
