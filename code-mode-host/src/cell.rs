@@ -1,6 +1,7 @@
-//! One cell on its own thread: a fresh isolate (from the snapshot), the prelude's globals,
-//! the module `exec_main.mjs`, and an explicit event loop that pumps microtasks, answers
-//! nested tool calls and fires timers until the module's promise settles.
+//! One cell on its own thread: a fresh isolate (from the snapshot, made ahead of time as a
+//! [`PreparedIsolate`] that serves this one cell only), the prelude's globals, the module
+//! `exec_main.mjs`, and an explicit event loop that pumps microtasks, answers nested tool calls
+//! and fires timers until the module's promise settles.
 //!
 //! # States
 //! Setting up → Running (module evaluating or awaiting) → Finished. Finished is reached by the
@@ -75,10 +76,10 @@ impl CellCommandSink for CellSink {
     fn send(&self, command: CellCommand) -> bool {
         if matches!(command, CellCommand::Terminate) {
             self.shared.terminate.store(true, Ordering::SeqCst);
-            if let Ok(handle) = self.shared.handle.lock() {
-                if let Some(handle) = handle.as_ref() {
-                    handle.terminate_execution();
-                }
+            if let Ok(handle) = self.shared.handle.lock()
+                && let Some(handle) = handle.as_ref()
+            {
+                handle.terminate_execution();
             }
         }
         match self.commands.lock() {
@@ -88,80 +89,121 @@ impl CellCommandSink for CellSink {
     }
 }
 
-/// Everything the cell thread needs.
-pub(crate) struct CellSetup {
-    pub(crate) start: CellStart,
-    pub(crate) events: UnboundedSender<CellEvent>,
-    pub(crate) commands: Receiver<CellCommand>,
-    pub(crate) shared: Arc<CellShared>,
-    pub(crate) snapshot: Option<&'static [u8]>,
+/// An isolate with its context, made before the cell that will use it is known (ahead of
+/// time for the warm pool, or just in time). Only the prelude has run in it; it serves
+/// exactly one cell and is then dropped.
+pub(crate) struct PreparedIsolate {
+    // Field order is drop order: the context handle before the isolate, and the isolate
+    // before the heap guard V8 holds a pointer to.
+    context: ::v8::Global<::v8::Context>,
+    isolate: ::v8::OwnedIsolate,
+    guard: Box<HeapGuard>,
+    /// Set when the prelude failed to run (no-snapshot mode); reported as the cell's error.
+    prelude_error: Option<JsError>,
+    heap_limit_mib: u64,
+    shared: Arc<CellShared>,
+    commands: Receiver<CellCommand>,
+}
+
+impl PreparedIsolate {
+    /// Creates the isolate (from `snapshot` when given) with a `heap_limit_mib` heap and its
+    /// context, on the current thread, which must be the thread that later calls [`run`].
+    ///
+    /// [`run`]: PreparedIsolate::run
+    pub(crate) fn new(
+        snapshot: Option<&'static [u8]>,
+        heap_limit_mib: u64,
+        shared: Arc<CellShared>,
+        commands: Receiver<CellCommand>,
+    ) -> Self {
+        let heap_limit = usize::try_from(heap_limit_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+        let mut params = ::v8::Isolate::create_params().heap_limits(0, heap_limit);
+        if let Some(blob) = snapshot {
+            params = params.snapshot_blob(::v8::StartupData::from(blob));
+        }
+        let mut isolate = ::v8::Isolate::new(params);
+        let guard = HeapGuard::new(isolate.thread_safe_handle());
+        guard.install(&mut isolate);
+        isolate.set_microtasks_policy(::v8::MicrotasksPolicy::Explicit);
+        isolate.set_host_import_module_dynamically_callback(dynamic_import_rejected);
+        shared.publish_handle(isolate.thread_safe_handle());
+        let (context, prelude_error) = {
+            ::v8::scope!(let scope, &mut isolate);
+            let context = ::v8::Context::new(scope, Default::default());
+            let global = ::v8::Global::new(scope, context);
+            let prelude_error = match snapshot {
+                Some(_) => None,
+                None => {
+                    let scope = &mut ::v8::ContextScope::new(scope, context);
+                    run_prelude(scope).err()
+                }
+            };
+            (global, prelude_error)
+        };
+        Self { context, isolate, guard, prelude_error, heap_limit_mib, shared, commands }
+    }
+
+    /// Runs `start` to its end, sending its events to `events`; the Result goes last.
+    pub(crate) fn run(mut self, start: CellStart, events: UnboundedSender<CellEvent>) {
+        let tool_catalog = tool_catalog_json(&start);
+        self.isolate.set_slot(CellState {
+            events,
+            tools: start.tools,
+            tool_calls_made: 0,
+            pending_tools: Default::default(),
+            values: start.stored_values,
+            writes: StoredValues::new(),
+            exit_requested: false,
+            timers: Timers::default(),
+        });
+
+        let outcome = if self.shared.terminate_requested() {
+            Outcome::Terminated
+        } else if let Some(error) = self.prelude_error.take() {
+            Outcome::Completed(Some(error.text))
+        } else {
+            let mut cell = Driver {
+                shared: &self.shared,
+                guard: &self.guard,
+                commands: &self.commands,
+                heap_limit_mib: self.heap_limit_mib,
+            };
+            cell.drive(&mut self.isolate, &self.context, &start.source, &tool_catalog)
+        };
+
+        let state = self
+            .isolate
+            .remove_slot::<CellState>()
+            .expect("the CellState slot is set before the cell runs and removed only here");
+        let abandoned_tool_calls = state.pending_ids();
+        let result = match outcome {
+            Outcome::Terminated => CellEvent::Result {
+                error_text: None,
+                stored_value_writes: StoredValues::new(),
+                abandoned_tool_calls,
+                terminated: true,
+            },
+            Outcome::Completed(error_text) => CellEvent::Result {
+                error_text,
+                stored_value_writes: state.writes.clone(),
+                abandoned_tool_calls,
+                terminated: false,
+            },
+        };
+        let events = state.events.clone();
+        // Promise resolvers are V8 globals: release them while the isolate is still alive.
+        drop(state);
+        // The Result goes out before the isolate is disposed (which takes a while), so the
+        // caller is not kept waiting; the channel still closes only after it, when `events`
+        // drops at the end of this function.
+        let _ = events.send(result);
+        drop(self);
+    }
 }
 
 enum Outcome {
     Completed(Option<String>),
     Terminated,
-}
-
-/// Runs one cell to its end on the current thread.
-pub(crate) fn run(setup: CellSetup) {
-    let CellSetup { start, events, commands, shared, snapshot } = setup;
-    let heap_limit_mib = start.limits.heap_limit_mib;
-    let heap_limit = usize::try_from(heap_limit_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
-    let mut params = ::v8::Isolate::create_params().heap_limits(0, heap_limit);
-    if let Some(blob) = snapshot {
-        params = params.snapshot_blob(::v8::StartupData::from(blob));
-    }
-    // Declared before the isolate so it is dropped after it: V8 holds a pointer to it.
-    let guard;
-    let mut isolate = ::v8::Isolate::new(params);
-    guard = HeapGuard::new(isolate.thread_safe_handle());
-    guard.install(&mut isolate);
-    isolate.set_microtasks_policy(::v8::MicrotasksPolicy::Explicit);
-    isolate.set_host_import_module_dynamically_callback(dynamic_import_rejected);
-    shared.publish_handle(isolate.thread_safe_handle());
-
-    let tool_catalog = tool_catalog_json(&start);
-    isolate.set_slot(CellState {
-        events,
-        tools: start.tools,
-        tool_calls_made: 0,
-        pending_tools: Default::default(),
-        values: start.stored_values,
-        writes: StoredValues::new(),
-        exit_requested: false,
-        timers: Timers::default(),
-    });
-
-    let outcome = if shared.terminate_requested() {
-        Outcome::Terminated
-    } else {
-        let mut cell = Driver { shared: &shared, guard: &guard, commands: &commands, heap_limit_mib };
-        cell.drive(&mut isolate, &start.source, &tool_catalog, snapshot.is_none())
-    };
-
-    let state = isolate
-        .remove_slot::<CellState>()
-        .expect("the CellState slot is set before the cell runs and removed only here");
-    let abandoned_tool_calls = state.pending_ids();
-    let result = match outcome {
-        Outcome::Terminated => CellEvent::Result {
-            error_text: None,
-            stored_value_writes: StoredValues::new(),
-            abandoned_tool_calls,
-            terminated: true,
-        },
-        Outcome::Completed(error_text) => CellEvent::Result {
-            error_text,
-            stored_value_writes: state.writes.clone(),
-            abandoned_tool_calls,
-            terminated: false,
-        },
-    };
-    let events = state.events.clone();
-    // Promise resolvers are V8 globals: release them while the isolate is still alive.
-    drop(state);
-    drop(isolate);
-    let _ = events.send(result);
 }
 
 fn tool_catalog_json(start: &CellStart) -> String {
@@ -181,16 +223,17 @@ struct Driver<'a> {
 }
 
 impl Driver<'_> {
-    fn drive(&mut self, isolate: &mut ::v8::OwnedIsolate, source: &str, catalog: &str, needs_prelude: bool) -> Outcome {
+    fn drive(
+        &mut self,
+        isolate: &mut ::v8::OwnedIsolate,
+        context: &::v8::Global<::v8::Context>,
+        source: &str,
+        catalog: &str,
+    ) -> Outcome {
         ::v8::scope!(let scope, isolate);
-        let context = ::v8::Context::new(scope, Default::default());
+        let context = ::v8::Local::new(scope, context);
         let scope = &mut ::v8::ContextScope::new(scope, context);
 
-        if needs_prelude {
-            if let Err(error) = run_prelude(scope) {
-                return Outcome::Completed(Some(error.text));
-            }
-        }
         let fire_timer = match bootstrap(scope, catalog) {
             Ok(fire_timer) => fire_timer,
             Err(error) => return self.interrupted(scope).unwrap_or(Outcome::Completed(Some(error.text))),
@@ -334,7 +377,15 @@ pub(crate) fn run_prelude(scope: &mut ::v8::PinScope<'_, '_>) -> Result<(), JsEr
     let code = ::v8::String::new(tc, &source).ok_or_else(|| js_error("prelude source too large"))?;
     let name = ::v8::String::new(tc, codemode_js_prelude::RESOURCE_NAME).ok_or_else(|| js_error("bad name"))?;
     let origin = ::v8::ScriptOrigin::new(tc, name.into(), 0, 0, false, 0, None, false, false, false, None);
-    let Some(script) = ::v8::Script::compile(tc, code, Some(&origin)) else {
+    // Eager: the snapshot keeps the bytecode of every prelude function, so no cell pays
+    // for lazily compiling the bootstrap and helpers again.
+    let mut source = ::v8::script_compiler::Source::new(code, Some(&origin));
+    let Some(script) = ::v8::script_compiler::compile(
+        tc,
+        &mut source,
+        ::v8::script_compiler::CompileOptions::EagerCompile,
+        ::v8::script_compiler::NoCacheReason::NoReason,
+    ) else {
         return Err(caught(tc));
     };
     if script.run(tc).is_none() {
@@ -414,14 +465,12 @@ fn caught_with_location(tc: &mut ::v8::PinnedRef<'_, ::v8::TryCatch<'_, '_, ::v8
 pub(crate) fn error_text(scope: &mut ::v8::PinScope<'_, '_>, value: ::v8::Local<'_, ::v8::Value>) -> String {
     ::v8::scope!(let scope, scope);
     ::v8::tc_scope!(let tc, scope);
-    if let Ok(object) = ::v8::Local::<::v8::Object>::try_from(value) {
-        if let Some(key) = ::v8::String::new(tc, names::STACK) {
-            if let Some(stack) = object.get(tc, key.into()) {
-                if stack.is_string() {
-                    return stack.to_rust_string_lossy(tc);
-                }
-            }
-        }
+    if let Ok(object) = ::v8::Local::<::v8::Object>::try_from(value)
+        && let Some(key) = ::v8::String::new(tc, names::STACK)
+        && let Some(stack) = object.get(tc, key.into())
+        && stack.is_string()
+    {
+        return stack.to_rust_string_lossy(tc);
     }
     if tc.is_execution_terminating() {
         return "JavaScript execution terminated".to_owned();

@@ -118,7 +118,9 @@ fn op_call_tool(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallback
         return;
     }
     let index = args.get(0).uint32_value(scope).unwrap_or(u32::MAX) as usize;
-    let Some(definition) = state(scope).tools.get(index).cloned() else {
+    // Only the two names travel with the call; descriptions and schemas can be large.
+    let names = state(scope).tools.get(index).map(|tool| (tool.tool_name.clone(), tool.name.clone()));
+    let Some((tool_name, js_name)) = names else {
         throw_string(scope, &format!("unknown nested tool index {index}"));
         return;
     };
@@ -143,8 +145,8 @@ fn op_call_tool(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallback
     cell.pending_tools.insert(id.clone(), resolver);
     cell.emit(CellEvent::ToolCall {
         id,
-        tool_name: definition.tool_name,
-        js_name: definition.name,
+        tool_name,
+        js_name,
         input,
     });
     rv.set(promise.into());

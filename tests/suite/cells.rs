@@ -561,3 +561,17 @@ image("data:,", "medium");
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_cell_gets_a_fresh_global_state() {
+    // More cells than the warm pool holds, in a row and at once: each must start clean.
+    let source = r#"text(typeof globalThis.leak + "," + typeof Array.prototype.leak);
+        globalThis.leak = 1; Array.prototype.leak = 1;"#;
+    for _ in 0..6 {
+        assert_eq!(run_cell(source).await.texts, ["undefined,undefined"]);
+    }
+    let together = futures::future::join_all((0..6).map(|_| run_cell(source))).await;
+    for run in together {
+        assert_eq!(run.texts, ["undefined,undefined"]);
+    }
+}

@@ -29,6 +29,8 @@ impl HeapGuard {
     ///
     /// The guard must stay alive (not moved out of its box) until the isolate is dropped;
     /// the cell thread declares the guard before the isolate so it drops after it.
+    // `&Box<Self>` on purpose: the registered pointer must be to a boxed (unmoving) guard.
+    #[allow(clippy::borrowed_box)]
     pub(crate) fn install(self: &Box<Self>, isolate: &mut ::v8::Isolate) {
         let data = (&**self as *const HeapGuard).cast_mut().cast::<c_void>();
         isolate.add_near_heap_limit_callback(near_heap_limit, data);
