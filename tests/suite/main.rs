@@ -3,3 +3,4 @@
 
 mod cells;
 mod limits;
+mod mcp;
