@@ -196,8 +196,12 @@ pub fn filesystem_server(dirs: &[&std::path::Path]) -> codemode_runtime::mcp::Mc
 /// `mcp-server-memory` keeping its graph in `file`.
 pub fn memory_server(file: &std::path::Path) -> codemode_runtime::mcp::McpServerConfig {
     let bin = mcp_server_bin("mcp-server-memory");
-    let mut config = codemode_runtime::mcp::McpServerConfig::new(bin.to_string_lossy(), Vec::<String>::new());
-    config.env.insert("MEMORY_FILE_PATH".to_owned(), file.to_string_lossy().into_owned());
+    let mut config =
+        codemode_runtime::mcp::McpServerConfig::new(bin.to_string_lossy(), Vec::<String>::new());
+    config.env.insert(
+        "MEMORY_FILE_PATH".to_owned(),
+        file.to_string_lossy().into_owned(),
+    );
     config
 }
 
@@ -205,9 +209,22 @@ pub fn memory_server(file: &std::path::Path) -> codemode_runtime::mcp::McpServer
 pub async fn mcp_session(
     servers: Vec<(&str, codemode_runtime::mcp::McpServerConfig)>,
 ) -> codemode_runtime::session::Session {
+    mcp_session_with(servers, |_| {}).await
+}
+
+/// [`mcp_session`] with the options adjusted by `configure` before the session starts.
+pub async fn mcp_session_with(
+    servers: Vec<(&str, codemode_runtime::mcp::McpServerConfig)>,
+    configure: impl FnOnce(&mut codemode_runtime::session::SessionOptions),
+) -> codemode_runtime::session::Session {
     use codemode_runtime::session::{CellBackend, Session, SessionOptions};
-    let mut options = SessionOptions::new(std::env::temp_dir(), CellBackend::InProcess(engine_arc()));
-    options.mcp.servers = servers.into_iter().map(|(name, config)| (name.to_owned(), config)).collect();
+    let mut options =
+        SessionOptions::new(std::env::temp_dir(), CellBackend::InProcess(engine_arc()));
+    options.mcp.servers = servers
+        .into_iter()
+        .map(|(name, config)| (name.to_owned(), config))
+        .collect();
+    configure(&mut options);
     Session::start(options).await.expect("session starts")
 }
 
@@ -231,19 +248,31 @@ impl ExecOutput {
     pub fn of(result: &codemode_runtime::router::ToolCallResult) -> Self {
         let item = codemode_runtime::session::response_item_json(result);
         let item_type = item["type"].as_str().unwrap_or_default().to_owned();
-        let parts = item["output"].as_array().unwrap_or_else(|| panic!("output is not a content-items array: {item}"));
+        let parts = item["output"]
+            .as_array()
+            .unwrap_or_else(|| panic!("output is not a content-items array: {item}"));
         let mut texts = Vec::new();
         let mut images = Vec::new();
         for part in parts {
             match part["type"].as_str() {
-                Some("input_text") => texts.push(part["text"].as_str().unwrap_or_default().to_owned()),
-                Some("input_image") => images.push(part["image_url"].as_str().unwrap_or_default().to_owned()),
+                Some("input_text") => {
+                    texts.push(part["text"].as_str().unwrap_or_default().to_owned())
+                }
+                Some("input_image") => {
+                    images.push(part["image_url"].as_str().unwrap_or_default().to_owned())
+                }
                 _ => panic!("unexpected output item {part} in {item}"),
             }
         }
         assert!(!texts.is_empty(), "no header in {item}");
         let header = texts.remove(0);
-        Self { item_type, header, texts, images, item }
+        Self {
+            item_type,
+            header,
+            texts,
+            images,
+            item,
+        }
     }
 
     /// The status line: `Script completed`, `Script failed`, `Script running with cell ID …`.
@@ -272,6 +301,10 @@ impl ExecOutput {
             "header {:?}",
             self.header
         );
-        assert!(self.header.ends_with("\nOutput:\n"), "header {:?}", self.header);
+        assert!(
+            self.header.ends_with("\nOutput:\n"),
+            "header {:?}",
+            self.header
+        );
     }
 }

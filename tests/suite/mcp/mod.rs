@@ -59,8 +59,16 @@ text(typeof tools[structured.name]);"#,
         ),
         "the result type of a tool with an output schema is CallToolResult<structured>: {structured}"
     );
-    assert!(echo.contains("exec tool declaration:\n```ts\ndeclare const tools: { mcp__everything__echo(args: "), "{echo}");
-    assert!(echo.ends_with("): Promise<CallToolResult>; };\n```"), "{echo}");
+    assert!(
+        echo.contains(
+            "exec tool declaration:\n```ts\ndeclare const tools: { mcp__everything__echo(args: "
+        ),
+        "{echo}"
+    );
+    assert!(
+        echo.ends_with("): Promise<CallToolResult>; };\n```"),
+        "{echo}"
+    );
 }
 
 #[tokio::test]
@@ -79,7 +87,10 @@ text(`${distinct.size} distinct, all present: ${expected.every((e) => distinct.h
     .await;
     assert_eq!(output.texts, ["50 distinct, all present: true, errors: 0"]);
     let visible = output.item.to_string();
-    assert!(!visible.contains("Echo: m"), "only the aggregate is model-visible: {visible}");
+    assert!(
+        !visible.contains("Echo: m"),
+        "only the aggregate is model-visible: {visible}"
+    );
 }
 
 /// The JSON value of a text the script printed with `text(JSON.stringify(…))`.

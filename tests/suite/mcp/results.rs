@@ -16,15 +16,26 @@ text(JSON.stringify([s.temperature, s.conditions, s.humidity]));
 text(JSON.stringify({ isError: r.isError ?? false, keys: Object.keys(r).sort(), hasMeta: "_meta" in r }));"#,
     )
     .await;
-    let [fields, shape] = output.texts.as_slice() else { panic!("{:?}", output.texts) };
+    let [fields, shape] = output.texts.as_slice() else {
+        panic!("{:?}", output.texts)
+    };
     let fields = json_text(fields);
-    assert!(fields[0].is_number() && fields[2].is_number(), "temperature and humidity: {fields}");
-    assert!(fields[1].as_str().is_some_and(|c| !c.is_empty()), "conditions: {fields}");
+    assert!(
+        fields[0].is_number() && fields[2].is_number(),
+        "temperature and humidity: {fields}"
+    );
+    assert!(
+        fields[1].as_str().is_some_and(|c| !c.is_empty()),
+        "conditions: {fields}"
+    );
     let shape = json_text(shape);
     assert_eq!(shape["isError"], false);
     assert_eq!(shape["hasMeta"], false, "_meta is removed from results");
     let keys = shape["keys"].as_array().expect("keys");
-    assert!(keys.contains(&"content".into()) && keys.contains(&"structuredContent".into()), "{shape}");
+    assert!(
+        keys.contains(&"content".into()) && keys.contains(&"structuredContent".into()),
+        "{shape}"
+    );
 }
 
 #[tokio::test]
@@ -42,8 +53,13 @@ text("after");"#,
         path = serde_json::to_string(&secret.to_string_lossy()).expect("json")
     );
     let output = exec_completed(&session, &source).await;
-    let [shape, message, after] = output.texts.as_slice() else { panic!("{:?}", output.texts) };
-    assert_eq!(json_text(shape), serde_json::json!({"isError": true, "blocks": 1, "type": "text"}));
+    let [shape, message, after] = output.texts.as_slice() else {
+        panic!("{:?}", output.texts)
+    };
+    assert_eq!(
+        json_text(shape),
+        serde_json::json!({"isError": true, "blocks": 1, "type": "text"})
+    );
     assert!(message.contains("outside allowed directories"), "{message}");
     assert_eq!(after, "after");
 }
@@ -60,17 +76,26 @@ text(block.mimeType);"#,
     )
     .await;
     assert_eq!(output.texts, ["image/png"]);
-    let [url] = output.images.as_slice() else { panic!("{:#}", output.item) };
+    let [url] = output.images.as_slice() else {
+        panic!("{:#}", output.item)
+    };
     assert!(url.starts_with("data:image/png;base64,iVBOR"), "{url}");
     let parts = output.item["output"].as_array().expect("items");
-    assert_eq!(parts[1]["type"], "input_image", "the image follows the header: {:#}", output.item);
+    assert_eq!(
+        parts[1]["type"], "input_image",
+        "the image follows the header: {:#}",
+        output.item
+    );
 }
 
 /// A tree of `dirs × per_dir` files (every third one `.rs`) under nested directories.
 fn generate_tree(root: &std::path::Path, dirs: usize, per_dir: usize) -> usize {
     let mut rust_files = 0;
     for d in 0..dirs {
-        let dir = root.join(format!("crate_{d}")).join("src").join(format!("module_{d}"));
+        let dir = root
+            .join(format!("crate_{d}"))
+            .join("src")
+            .join(format!("module_{d}"));
         std::fs::create_dir_all(&dir).expect("mkdir");
         for f in 0..per_dir {
             let name = if f % 3 == 0 {
@@ -106,17 +131,30 @@ text(r.content[0].text.length);"#,
         path = serde_json::to_string(&root.path().to_string_lossy()).expect("json")
     );
     let output = exec_completed(&session, &source).await;
-    let [summary, tree_len] = output.texts.as_slice() else { panic!("{:?}", output.texts) };
+    let [summary, tree_len] = output.texts.as_slice() else {
+        panic!("{:?}", output.texts)
+    };
     assert_eq!(summary, &format!("{rust_files} of 300 files are .rs"));
     let tree_len: usize = tree_len.parse().expect("length");
-    assert!(tree_len > 20_000, "the tree JSON is large: {tree_len} chars");
-    assert!(output.bytes() < 400, "the model sees only the summary: {} bytes", output.bytes());
+    assert!(
+        tree_len > 20_000,
+        "the tree JSON is large: {tree_len} chars"
+    );
+    assert!(
+        output.bytes() < 400,
+        "the model sees only the summary: {} bytes",
+        output.bytes()
+    );
 }
 
 #[tokio::test]
 async fn memory_graph_round_trips_across_exec_calls_with_store_and_load() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let session = mcp_session(vec![("memory", memory_server(&dir.path().join("memory.jsonl")))]).await;
+    let session = mcp_session(vec![(
+        "memory",
+        memory_server(&dir.path().join("memory.jsonl")),
+    )])
+    .await;
     let created = exec_completed(
         &session,
         r#"const id = "Ada-" + Math.random().toString(36).slice(2, 10);
@@ -128,7 +166,10 @@ text(r.isError ?? false);"#,
     )
     .await;
     assert_eq!(created.texts, ["false"]);
-    let stored = session.store().get("entity").expect("store committed at completion");
+    let stored = session
+        .store()
+        .get("entity")
+        .expect("store committed at completion");
     let id = stored["id"].as_str().expect("id").to_owned();
 
     let read = exec_completed(
@@ -139,7 +180,9 @@ const entity = graph.entities.find((e) => e.name === id);
 text(JSON.stringify({ id, type: entity?.entityType, observations: entity?.observations }));"#,
     )
     .await;
-    let [found] = read.texts.as_slice() else { panic!("{:?}", read.texts) };
+    let [found] = read.texts.as_slice() else {
+        panic!("{:?}", read.texts)
+    };
     assert_eq!(
         json_text(found),
         serde_json::json!({"id": id, "type": "person", "observations": ["wrote the first program"]})

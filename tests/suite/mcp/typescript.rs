@@ -6,7 +6,9 @@ use std::path::Path;
 use std::process::Command;
 
 use codemode_runtime::declarations::SHARED_MCP_TYPES;
-use codemode_tests::{everything_server, filesystem_server, mcp_server_bin, mcp_session, memory_server};
+use codemode_tests::{
+    everything_server, filesystem_server, mcp_server_bin, mcp_session, memory_server,
+};
 
 /// The globals a cell sees, as far as the example programs use them.
 const GLOBALS: &str = r#"declare function text(value: unknown): void;
@@ -60,14 +62,17 @@ fn declaration_member(name: &str, description: &str) -> String {
     let (_, fence) = description
         .split_once("exec tool declaration:\n```ts\n")
         .unwrap_or_else(|| panic!("{name}: no declaration fence in {description:?}"));
-    let body = fence
-        .strip_suffix("\n```")
-        .unwrap_or_else(|| panic!("{name}: the fence does not end the description: {description:?}"));
+    let body = fence.strip_suffix("\n```").unwrap_or_else(|| {
+        panic!("{name}: the fence does not end the description: {description:?}")
+    });
     let member = body
         .strip_prefix("declare const tools: { ")
         .and_then(|rest| rest.strip_suffix(" };"))
         .unwrap_or_else(|| panic!("{name}: unexpected declaration shape: {body}"));
-    assert!(member.starts_with(&format!("{name}(")), "{name}: member names another tool: {member}");
+    assert!(
+        member.starts_with(&format!("{name}(")),
+        "{name}: member names another tool: {member}"
+    );
     member.to_owned()
 }
 
@@ -75,7 +80,9 @@ fn declaration_member(name: &str, description: &str) -> String {
 fn tsc(dir: &Path, files: &[&str]) -> Result<(), String> {
     let output = Command::new(mcp_server_bin("tsc"))
         .current_dir(dir)
-        .args(["--noEmit", "--strict", "--target", "es2022", "--module", "esnext", "--lib", "es2022"])
+        .args([
+            "--noEmit", "--strict", "--target", "es2022", "--module", "esnext", "--lib", "es2022",
+        ])
         .args(files)
         .output()
         .expect("tsc runs");
@@ -99,23 +106,36 @@ async fn declarations_of_every_real_server_tool_type_check_with_example_programs
         ("memory", memory_server(&root.path().join("memory.jsonl"))),
     ])
     .await;
-    assert!(session.mcp_startup_failures().is_empty(), "{:?}", session.mcp_startup_failures());
+    assert!(
+        session.mcp_startup_failures().is_empty(),
+        "{:?}",
+        session.mcp_startup_failures()
+    );
     let mcp_tools: Vec<_> = session
         .nested_tools()
         .into_iter()
         .filter(|tool| tool.name.starts_with("mcp__"))
         .collect();
     for server in ["everything", "fs", "memory"] {
-        let count = mcp_tools.iter().filter(|t| t.name.starts_with(&format!("mcp__{server}__"))).count();
+        let count = mcp_tools
+            .iter()
+            .filter(|t| t.name.starts_with(&format!("mcp__{server}__")))
+            .count();
         assert!(count >= 9, "{server} exposes {count} tools");
     }
-    let members: Vec<String> =
-        mcp_tools.iter().map(|tool| declaration_member(&tool.name, &tool.description)).collect();
+    let members: Vec<String> = mcp_tools
+        .iter()
+        .map(|tool| declaration_member(&tool.name, &tool.description))
+        .collect();
 
     let dir = tempfile::tempdir().expect("tempdir");
     let declarations = format!(
         "{SHARED_MCP_TYPES}\n{GLOBALS}declare const tools: {{\n{}\n}};\n",
-        members.iter().map(|m| format!("  {}", m.replace('\n', "\n  "))).collect::<Vec<_>>().join("\n")
+        members
+            .iter()
+            .map(|m| format!("  {}", m.replace('\n', "\n  ")))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     let files = [
         ("tools.d.ts", declarations.as_str()),
@@ -128,10 +148,13 @@ async fn declarations_of_every_real_server_tool_type_check_with_example_programs
     }
     let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
     if let Err(diagnostics) = tsc(dir.path(), &names) {
-        panic!("tsc rejected the declarations or the examples:\n{diagnostics}\n--- tools.d.ts ---\n{declarations}");
+        panic!(
+            "tsc rejected the declarations or the examples:\n{diagnostics}\n--- tools.d.ts ---\n{declarations}"
+        );
     }
 
     std::fs::write(dir.path().join("wrong.ts"), WRONG_ARGUMENT).expect("write");
-    let diagnostics = tsc(dir.path(), &["tools.d.ts", "wrong.ts"]).expect_err("a misspelled argument is a type error");
+    let diagnostics = tsc(dir.path(), &["tools.d.ts", "wrong.ts"])
+        .expect_err("a misspelled argument is a type error");
     assert!(diagnostics.contains("mesage"), "{diagnostics}");
 }

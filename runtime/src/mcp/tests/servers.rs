@@ -100,7 +100,10 @@ async fn spec_is_a_namespace_with_one_function_and_declares_a_call_tool_result()
         schema["properties"]["structuredContent"]["properties"]["temperature"].is_object(),
         "{schema}"
     );
-    assert_eq!(schema["properties"]["isError"]["type"], "boolean", "{schema}");
+    assert_eq!(
+        schema["properties"]["isError"]["type"], "boolean",
+        "{schema}"
+    );
     // readOnlyHint makes it parallel-safe; echo declares no hint.
     assert!(structured.supports_parallel_tool_calls());
 }
