@@ -322,3 +322,156 @@ pub async fn exec(session: &Session, source: &str) -> Reply {
 pub async fn wait(session: &Session, args: serde_json::Value) -> Reply {
     reply(&session.wait(args).await)
 }
+
+// ---------------------------------------------------------------------------------------------
+// Real npm MCP servers and whole-engine sessions (the `mcp` suite). Appended section: the
+// helpers above drive bare cells; these drive `Session` (registry, MCP client, code mode).
+// ---------------------------------------------------------------------------------------------
+
+/// `tests/mcp-servers`, where `npm ci` installs the pinned servers and `tsc`.
+pub fn mcp_servers_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp-servers")
+}
+
+/// An installed binary of `tests/mcp-servers/node_modules/.bin`; panics with the command to
+/// run when the packages are missing.
+pub fn mcp_server_bin(name: &str) -> std::path::PathBuf {
+    let bin = mcp_servers_dir().join("node_modules/.bin").join(name);
+    assert!(
+        bin.exists(),
+        "{} is missing: run `npm ci --prefix tests/mcp-servers` first",
+        bin.display()
+    );
+    bin
+}
+
+/// `mcp-server-everything stdio`.
+pub fn everything_server() -> codemode_runtime::mcp::McpServerConfig {
+    let bin = mcp_server_bin("mcp-server-everything");
+    codemode_runtime::mcp::McpServerConfig::new(bin.to_string_lossy(), ["stdio"])
+}
+
+/// `mcp-server-filesystem <dirs…>`.
+pub fn filesystem_server(dirs: &[&std::path::Path]) -> codemode_runtime::mcp::McpServerConfig {
+    let bin = mcp_server_bin("mcp-server-filesystem");
+    codemode_runtime::mcp::McpServerConfig::new(
+        bin.to_string_lossy(),
+        dirs.iter().map(|dir| dir.to_string_lossy().into_owned()),
+    )
+}
+
+/// `mcp-server-memory` keeping its graph in `file`.
+pub fn memory_server(file: &std::path::Path) -> codemode_runtime::mcp::McpServerConfig {
+    let bin = mcp_server_bin("mcp-server-memory");
+    let mut config =
+        codemode_runtime::mcp::McpServerConfig::new(bin.to_string_lossy(), Vec::<String>::new());
+    config.env.insert(
+        "MEMORY_FILE_PATH".to_owned(),
+        file.to_string_lossy().into_owned(),
+    );
+    config
+}
+
+/// A session with cells on the shared in-process engine and the given MCP servers.
+pub async fn mcp_session(
+    servers: Vec<(&str, codemode_runtime::mcp::McpServerConfig)>,
+) -> codemode_runtime::session::Session {
+    mcp_session_with(servers, |_| {}).await
+}
+
+/// [`mcp_session`] with the options adjusted by `configure` before the session starts.
+pub async fn mcp_session_with(
+    servers: Vec<(&str, codemode_runtime::mcp::McpServerConfig)>,
+    configure: impl FnOnce(&mut codemode_runtime::session::SessionOptions),
+) -> codemode_runtime::session::Session {
+    use codemode_runtime::session::{CellBackend, Session, SessionOptions};
+    let mut options =
+        SessionOptions::new(std::env::temp_dir(), CellBackend::InProcess(engine_arc()));
+    options.mcp.servers = servers
+        .into_iter()
+        .map(|(name, config)| (name.to_owned(), config))
+        .collect();
+    configure(&mut options);
+    Session::start(options).await.expect("session starts")
+}
+
+/// The model-visible output of one `exec`/`wait` call, taken apart.
+#[derive(Debug)]
+pub struct ExecOutput {
+    /// The item type (`custom_tool_call_output` for exec, `function_call_output` for wait).
+    pub item_type: String,
+    /// The first text item: `Script completed\nWall time …\nOutput:\n` and the like.
+    pub header: String,
+    /// The texts after the header, in order.
+    pub texts: Vec<String>,
+    /// The `image_url`s of `input_image` items, in order.
+    pub images: Vec<String>,
+    /// The whole item as JSON.
+    pub item: serde_json::Value,
+}
+
+impl ExecOutput {
+    /// Parses a call result; panics on a fatal error or an unexpected shape.
+    pub fn of(result: &codemode_runtime::router::ToolCallResult) -> Self {
+        let item = codemode_runtime::session::response_item_json(result);
+        let item_type = item["type"].as_str().unwrap_or_default().to_owned();
+        let parts = item["output"]
+            .as_array()
+            .unwrap_or_else(|| panic!("output is not a content-items array: {item}"));
+        let mut texts = Vec::new();
+        let mut images = Vec::new();
+        for part in parts {
+            match part["type"].as_str() {
+                Some("input_text") => {
+                    texts.push(part["text"].as_str().unwrap_or_default().to_owned())
+                }
+                Some("input_image") => {
+                    images.push(part["image_url"].as_str().unwrap_or_default().to_owned())
+                }
+                _ => panic!("unexpected output item {part} in {item}"),
+            }
+        }
+        assert!(!texts.is_empty(), "no header in {item}");
+        let header = texts.remove(0);
+        Self {
+            item_type,
+            header,
+            texts,
+            images,
+            item,
+        }
+    }
+
+    /// The status line: `Script completed`, `Script failed`, `Script running with cell ID …`.
+    pub fn status(&self) -> &str {
+        self.header.lines().next().unwrap_or_default()
+    }
+
+    /// The cell id of a yielded result.
+    pub fn cell_id(&self) -> Option<&str> {
+        self.status().strip_prefix("Script running with cell ID ")
+    }
+
+    /// Size of the model-visible output in bytes (the serialized item).
+    pub fn bytes(&self) -> usize {
+        self.item.to_string().len()
+    }
+
+    /// Asserts the script completed and the header has the documented shape.
+    pub fn assert_completed(&self) {
+        assert_eq!(self.status(), "Script completed", "{:#}", self.item);
+        let mut lines = self.header.lines();
+        lines.next();
+        let wall = lines.next().unwrap_or_default();
+        assert!(
+            wall.starts_with("Wall time ") && wall.ends_with(" seconds"),
+            "header {:?}",
+            self.header
+        );
+        assert!(
+            self.header.ends_with("\nOutput:\n"),
+            "header {:?}",
+            self.header
+        );
+    }
+}

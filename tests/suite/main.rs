@@ -4,3 +4,4 @@
 mod cells;
 mod e2e;
 mod limits;
+mod mcp;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::McpCallError;
 use super::approval_rule::approval_annotations;
@@ -93,12 +93,33 @@ impl McpToolExecutor {
             strict: false,
             defer_loading: (self.exposure == ToolExposure::Deferred).then_some(true),
             parameters: input_schema(tool),
-            output_schema: tool
-                .output_schema
-                .as_ref()
-                .map(|schema| Value::Object((**schema).clone())),
+            output_schema: Some(call_tool_result_schema(tool)),
         }
     }
+}
+
+/// What a call resolves with in code mode, as a JSON Schema: the whole `CallToolResult`, the
+/// tool's declared output schema being that of its `structuredContent` (spec code-mode §5.3).
+fn call_tool_result_schema(tool: &Tool) -> Value {
+    let mut properties = JsonObject::new();
+    properties.insert(
+        "content".to_owned(),
+        json!({ "type": "array", "items": { "type": "object" } }),
+    );
+    if let Some(schema) = &tool.output_schema {
+        properties.insert(
+            "structuredContent".to_owned(),
+            Value::Object((**schema).clone()),
+        );
+    }
+    properties.insert("isError".to_owned(), json!({ "type": "boolean" }));
+    properties.insert("_meta".to_owned(), json!({ "type": "object" }));
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": ["content"],
+        "additionalProperties": false
+    })
 }
 
 /// The tool's input schema, with the `properties` the Responses API expects on objects.

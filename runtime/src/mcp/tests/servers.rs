@@ -50,7 +50,7 @@ async fn lists_tools_of_everything_filesystem_and_memory() {
 }
 
 #[tokio::test]
-async fn spec_is_a_namespace_with_one_function_and_keeps_the_output_schema() {
+async fn spec_is_a_namespace_with_one_function_and_declares_a_call_tool_result() {
     let manager = start(vec![("everything", everything())]).await;
     let echo = executor(&manager, "mcp__everything__echo");
     assert_eq!(echo.exposure(), ToolExposure::Direct);
@@ -94,7 +94,16 @@ async fn spec_is_a_namespace_with_one_function_and_keeps_the_output_schema() {
     else {
         panic!("no output schema: {tools:?}")
     };
-    assert!(schema["properties"]["temperature"].is_object(), "{schema}");
+    // Code mode resolves with the whole CallToolResult; the declared schema is its
+    // structuredContent.
+    assert!(
+        schema["properties"]["structuredContent"]["properties"]["temperature"].is_object(),
+        "{schema}"
+    );
+    assert_eq!(
+        schema["properties"]["isError"]["type"], "boolean",
+        "{schema}"
+    );
     // readOnlyHint makes it parallel-safe; echo declares no hint.
     assert!(structured.supports_parallel_tool_calls());
 }
