@@ -4,7 +4,8 @@
 //   codemode exec examples/fanout.js        (from the repository root)
 
 async function sh(cmd) {
-  const result = await tools.exec_command({ cmd, yield_time_ms: 10000 });
+  // `login: false` keeps profile scripts (and their chatter) out of the output.
+  const result = await tools.exec_command({ cmd, login: false, yield_time_ms: 10000 });
   if (result.exit_code !== 0) {
     throw new Error(`\`${cmd}\` exited with ${result.exit_code}: ${result.output}`);
   }

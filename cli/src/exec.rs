@@ -151,8 +151,10 @@ impl ExecRun<'_> {
     }
 
     fn drain_notifications(&mut self) {
-        while let Some(notification) =
-            self.notifications.as_mut().and_then(|receiver| receiver.try_recv().ok())
+        while let Some(notification) = self
+            .notifications
+            .as_mut()
+            .and_then(|receiver| receiver.try_recv().ok())
         {
             self.printer.notification(&notification);
         }
@@ -172,7 +174,8 @@ impl ExecRun<'_> {
     /// the session is terminated.
     async fn interrupted_during_exec(&mut self) -> u8 {
         self.session.shutdown().await;
-        self.printer.observation(&Observation::terminated_before_yield());
+        self.printer
+            .observation(&Observation::terminated_before_yield());
         1
     }
 }

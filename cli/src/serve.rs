@@ -14,7 +14,9 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use codemode_runtime::code_mode::{EXEC_TOOL_NAME, ExecNotification, WAIT_TOOL_NAME, wait_tool_spec};
+use codemode_runtime::code_mode::{
+    EXEC_TOOL_NAME, ExecNotification, WAIT_TOOL_NAME, wait_tool_spec,
+};
 use codemode_runtime::router::ToolCallResult;
 use codemode_runtime::session::Session;
 use codemode_runtime::tool::{FunctionCallOutputContentItem, ToolSpec};
@@ -97,9 +99,11 @@ impl CodemodeServer {
         let observation = Observation::from_result(result, None);
         let mut content: Vec<ContentBlock> =
             observation.model_items.iter().map(content_block).collect();
-        content.extend(self.pending_notifications().into_iter().map(|notification| {
-            ContentBlock::text(format!("notify: {}", notification.text))
-        }));
+        content.extend(
+            self.pending_notifications()
+                .into_iter()
+                .map(|notification| ContentBlock::text(format!("notify: {}", notification.text))),
+        );
         if observation.status == Status::Failed {
             CallToolResult::error(content)
         } else {
@@ -108,7 +112,10 @@ impl CodemodeServer {
     }
 
     fn pending_notifications(&self) -> Vec<ExecNotification> {
-        let mut guard = self.notifications.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut guard = self
+            .notifications
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         let mut pending = Vec::new();
         if let Some(receiver) = guard.as_mut() {
             while let Ok(notification) = receiver.try_recv() {

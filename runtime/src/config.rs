@@ -294,20 +294,18 @@ impl Config {
     ) -> Result<(CellBackend, Option<String>), E> {
         let warning = match self.code_mode.host {
             HostKind::InProcess => None,
-            HostKind::Process => {
-                match find_host_program(self.code_mode.host_path.as_deref()) {
-                    Some(program) => return Ok((CellBackend::HostProcess { program }, None)),
-                    None => Some(match &self.code_mode.host_path {
-                        Some(path) => format!(
-                            "code_mode.host_path {} does not exist; running cells in-process",
-                            path.display()
-                        ),
-                        None => "no code-mode-host binary found (CODEMODE_HOST_PATH, next to \
+            HostKind::Process => match find_host_program(self.code_mode.host_path.as_deref()) {
+                Some(program) => return Ok((CellBackend::HostProcess { program }, None)),
+                None => Some(match &self.code_mode.host_path {
+                    Some(path) => format!(
+                        "code_mode.host_path {} does not exist; running cells in-process",
+                        path.display()
+                    ),
+                    None => "no code-mode-host binary found (CODEMODE_HOST_PATH, next to \
                                  this executable, PATH); running cells in-process"
-                            .to_owned(),
-                    }),
-                }
-            }
+                        .to_owned(),
+                }),
+            },
         };
         Ok((CellBackend::InProcess(engine()?), warning))
     }

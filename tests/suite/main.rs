@@ -2,4 +2,5 @@
 #![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
 
 mod cells;
+mod cli;
 mod limits;

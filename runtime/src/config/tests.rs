@@ -27,7 +27,10 @@ fn empty_file_is_the_embedded_default() {
     assert_eq!(config.code_mode.host, HostKind::Process);
     assert!(config.mcp_servers.is_empty());
     assert_eq!(config.hooks.to_hooks_config(), HooksConfig::default());
-    assert_eq!(config.path.as_deref(), Some(Path::new("/etc/project/codemode.toml")));
+    assert_eq!(
+        config.path.as_deref(),
+        Some(Path::new("/etc/project/codemode.toml"))
+    );
 }
 
 #[test]
@@ -43,30 +46,48 @@ fn unknown_key_in_each_section_names_key_and_file() {
         ("[sandbox]", "netwrk = true"),
         ("[code_mode]", "yield_ms = 5"),
         ("[mcp_servers.docs]", "command = \"x\"\nargz = []"),
-        ("[[hooks.PreToolUse]]", "command = [\"true\"]\nmatch = \"x\""),
+        (
+            "[[hooks.PreToolUse]]",
+            "command = [\"true\"]\nmatch = \"x\"",
+        ),
         ("[hooks]", "Pre = []"),
     ] {
         let text = error_text(&format!("{section}\n{body}\n"));
         let key = body.lines().last().unwrap().split(' ').next().unwrap();
         assert!(text.contains(key), "{section}: {text}");
-        assert!(text.contains("/etc/project/codemode.toml"), "{section}: {text}");
+        assert!(
+            text.contains("/etc/project/codemode.toml"),
+            "{section}: {text}"
+        );
     }
 }
 
 #[test]
 fn bad_values_name_the_key() {
     let text = error_text("approval_policy = \"sometimes\"\n");
-    assert!(text.contains("approval_policy") && text.contains("sometimes"), "{text}");
+    assert!(
+        text.contains("approval_policy") && text.contains("sometimes"),
+        "{text}"
+    );
     let text = error_text("[sandbox]\nmode = \"wide-open\"\n");
-    assert!(text.contains("mode") && text.contains("wide-open"), "{text}");
+    assert!(
+        text.contains("mode") && text.contains("wide-open"),
+        "{text}"
+    );
     let text = error_text("[code_mode]\nhost = \"remote\"\n");
     assert!(text.contains("host") && text.contains("remote"), "{text}");
     let text = error_text("[code_mode]\nmax_output_tokens = \"many\"\n");
     assert!(text.contains("max_output_tokens"), "{text}");
     let text = error_text("[code_mode]\nmax_concurrent_tool_calls = 0\n");
-    assert!(text.contains("`code_mode.max_concurrent_tool_calls` must be at least 1"), "{text}");
+    assert!(
+        text.contains("`code_mode.max_concurrent_tool_calls` must be at least 1"),
+        "{text}"
+    );
     let text = error_text("[mcp_servers.docs]\ncommand = \"x\"\ntool_timeout_sec = -1\n");
-    assert!(text.contains("`tool_timeout_sec`") && text.contains("docs"), "{text}");
+    assert!(
+        text.contains("`tool_timeout_sec`") && text.contains("docs"),
+        "{text}"
+    );
     let text = error_text("[sandbox]\nmode = \"read-only\"\nwritable_roots = [\"/x\"]\n");
     assert!(text.contains("sandbox.writable_roots"), "{text}");
     let text = error_text("[[hooks.PostToolUse]]\ncommand = []\n");
@@ -114,10 +135,15 @@ fn sandbox_section() {
             exclude_slash_tmp: false,
         }
     );
-    assert_eq!(policy.deny_read, vec![PathBuf::from("/etc/project/secrets")]);
+    assert_eq!(
+        policy.deny_read,
+        vec![PathBuf::from("/etc/project/secrets")]
+    );
 
     assert_eq!(
-        parse("[sandbox]\nmode = \"read-only\"\n").unwrap().sandbox_policy(),
+        parse("[sandbox]\nmode = \"read-only\"\n")
+            .unwrap()
+            .sandbox_policy(),
         SandboxPolicy::read_only()
     );
     let full = parse("[sandbox]\nmode = \"danger-full-access\"\n").unwrap();
@@ -177,10 +203,16 @@ command = "npx"
     )
     .unwrap();
     let everything = &config.mcp_servers["everything"];
-    assert_eq!(everything.command, "/etc/project/node_modules/.bin/mcp-server-everything");
+    assert_eq!(
+        everything.command,
+        "/etc/project/node_modules/.bin/mcp-server-everything"
+    );
     assert_eq!(everything.args, vec!["stdio"]);
     assert_eq!(everything.env["A"], "1");
-    assert_eq!(everything.cwd.as_deref(), Some(Path::new("/etc/project/work")));
+    assert_eq!(
+        everything.cwd.as_deref(),
+        Some(Path::new("/etc/project/work"))
+    );
     assert_eq!(everything.tool_timeout_sec, 5.5);
     assert!(everything.supports_parallel_tool_calls);
     // A bare program name stays a PATH lookup.
@@ -213,7 +245,9 @@ fn session_options_apply_every_section() {
         "approval_policy = \"untrusted\"\n[sandbox]\nmode = \"read-only\"\n[code_mode]\nmax_output_tokens = 9\n[mcp_servers.a]\ncommand = \"x\"\n",
     )
     .unwrap();
-    let backend = CellBackend::HostProcess { program: PathBuf::from("/bin/true") };
+    let backend = CellBackend::HostProcess {
+        program: PathBuf::from("/bin/true"),
+    };
     let options = config.session_options(PathBuf::from("/w"), backend, AskForApproval::Never);
     assert_eq!(options.cwd, PathBuf::from("/w"));
     assert_eq!(options.approval_policy, AskForApproval::Untrusted);
@@ -223,7 +257,9 @@ fn session_options_apply_every_section() {
 
     let defaults = Config::default().session_options(
         PathBuf::from("/w"),
-        CellBackend::HostProcess { program: PathBuf::from("/bin/true") },
+        CellBackend::HostProcess {
+            program: PathBuf::from("/bin/true"),
+        },
         AskForApproval::Never,
     );
     assert_eq!(defaults.approval_policy, AskForApproval::Never);
@@ -241,7 +277,11 @@ fn discover_prefers_explicit_then_cwd_then_home() {
     let none = Config::discover(None, &cwd, Some(&home)).unwrap();
     assert_eq!(none, Config::default());
 
-    std::fs::write(home.join(USER_CONFIG_PATH), "approval_policy = \"untrusted\"\n").unwrap();
+    std::fs::write(
+        home.join(USER_CONFIG_PATH),
+        "approval_policy = \"untrusted\"\n",
+    )
+    .unwrap();
     let user = Config::discover(None, &cwd, Some(&home)).unwrap();
     assert_eq!(user.approval_policy, Some(AskForApproval::Untrusted));
 
