@@ -68,10 +68,7 @@ pub enum CellBackend {
 impl std::fmt::Debug for CellBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::HostProcess { program } => f
-                .debug_struct("HostProcess")
-                .field("program", program)
-                .finish(),
+            Self::HostProcess { program } => f.debug_struct("HostProcess").field("program", program).finish(),
             Self::InProcess(_) => f.write_str("InProcess"),
         }
     }
@@ -94,9 +91,7 @@ pub fn find_host_program(configured: Option<&Path>) -> Option<PathBuf> {
         return Some(path);
     }
     std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(HOST_PROGRAM_NAME))
-            .find(|path| path.is_file())
+        std::env::split_paths(&paths).map(|dir| dir.join(HOST_PROGRAM_NAME)).find(|path| path.is_file())
     })
 }
 
@@ -184,9 +179,7 @@ pub struct Session {
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session")
-            .field("cwd", &self.context.cwd)
-            .finish_non_exhaustive()
+        f.debug_struct("Session").field("cwd", &self.context.cwd).finish_non_exhaustive()
     }
 }
 
@@ -215,24 +208,14 @@ impl Session {
         let broker = Arc::new(CodeModeBroker::new(store, Arc::new(ChannelSink(sender))));
         let delegate: Arc<dyn codemode_bridge::SessionDelegate> = broker.clone();
         let cells: Arc<dyn CodeModeSession> = match options.backend {
-            CellBackend::HostProcess { program } => Arc::new(
-                HostPool::new(HostPoolOptions {
-                    program,
-                    args: Vec::new(),
-                })
-                .session(delegate),
-            ),
-            CellBackend::InProcess(engine) => Arc::new(LocalSession::new(
-                engine,
-                delegate,
-                LocalSessionOptions::default(),
-            )),
+            CellBackend::HostProcess { program } => {
+                Arc::new(HostPool::new(HostPoolOptions { program, args: Vec::new() }).session(delegate))
+            }
+            CellBackend::InProcess(engine) => {
+                Arc::new(LocalSession::new(engine, delegate, LocalSessionOptions::default()))
+            }
         };
-        let exec = Arc::new(ExecTool::new(
-            cells.clone(),
-            broker.clone(),
-            options.code_mode.clone(),
-        ));
+        let exec = Arc::new(ExecTool::new(cells.clone(), broker.clone(), options.code_mode.clone()));
         let wait = Arc::new(WaitTool::new(cells.clone(), options.code_mode));
 
         let mut registry = ToolRegistry::new();
@@ -248,14 +231,8 @@ impl Session {
         for tool in builtins {
             registry.register_builtin(tool)?;
         }
-        let external = mcp
-            .as_ref()
-            .map(McpConnectionManager::executors)
-            .unwrap_or_default();
-        if external
-            .iter()
-            .any(|tool| tool.exposure() == crate::tool::ToolExposure::Deferred)
-        {
+        let external = mcp.as_ref().map(McpConnectionManager::executors).unwrap_or_default();
+        if external.iter().any(|tool| tool.exposure() == crate::tool::ToolExposure::Deferred) {
             registry.register_builtin(Arc::new(ToolSearchExecutor::new(&external)))?;
         }
         for tool in external {
@@ -283,14 +260,10 @@ impl Session {
         let step = StepContext::new(
             &self.registry,
             self.context.clone(),
-            StepContextOptions {
-                hooks: self.hooks.clone(),
-                ..Default::default()
-            },
+            StepContextOptions { hooks: self.hooks.clone(), ..Default::default() },
         );
         let runtime = ToolCallRuntime::new(step, self.cancellation.child_token());
-        self.broker
-            .set_active_runtime(Some(runtime.for_nested_calls()));
+        self.broker.set_active_runtime(Some(runtime.for_nested_calls()));
         runtime
     }
 
@@ -303,35 +276,19 @@ impl Session {
         let Some(call) = crate::router::build_tool_call(item)? else {
             return Ok(None);
         };
-        Ok(Some(
-            self.step()
-                .handle_tool_call(call, ToolCallSource::Direct)
-                .await,
-        ))
+        Ok(Some(self.step().handle_tool_call(call, ToolCallSource::Direct).await))
     }
 
     /// Calls `exec` with `source` (pragma allowed), as the model would.
     pub async fn exec(&self, source: &str) -> ToolCallResult {
-        let call = ToolCall::custom(
-            codemode_bridge::ToolName::plain(EXEC_TOOL_NAME),
-            self.call_id(),
-            source,
-        );
-        self.step()
-            .handle_tool_call(call, ToolCallSource::Direct)
-            .await
+        let call = ToolCall::custom(codemode_bridge::ToolName::plain(EXEC_TOOL_NAME), self.call_id(), source);
+        self.step().handle_tool_call(call, ToolCallSource::Direct).await
     }
 
     /// Calls `wait` with JSON arguments, as the model would.
     pub async fn wait(&self, arguments: Value) -> ToolCallResult {
-        let call = ToolCall::function(
-            codemode_bridge::ToolName::plain(WAIT_TOOL_NAME),
-            self.call_id(),
-            arguments.to_string(),
-        );
-        self.step()
-            .handle_tool_call(call, ToolCallSource::Direct)
-            .await
+        let call = ToolCall::function(codemode_bridge::ToolName::plain(WAIT_TOOL_NAME), self.call_id(), arguments.to_string());
+        self.step().handle_tool_call(call, ToolCallSource::Direct).await
     }
 
     /// The nested tools a cell sees (`ALL_TOOLS`), in catalog order.
@@ -346,10 +303,7 @@ impl Session {
 
     /// The `notify()` messages; can be taken once.
     pub fn take_notifications(&self) -> Option<mpsc::UnboundedReceiver<ExecNotification>> {
-        self.notifications
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
+        self.notifications.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 
     /// MCP servers that failed to start, with their stderr tail.
@@ -379,9 +333,7 @@ impl Session {
     }
 
     fn call_id(&self) -> String {
-        let n = self
-            .next_call
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = self.next_call.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         format!("call-{n}")
     }
 }

@@ -1,11 +1,6 @@
 //! Shared helpers for the codemode integration suite: one process-wide V8 engine and a small
 //! driver that runs a cell to its end, answering nested tool calls with a Rust closure.
-#![allow(
-    clippy::print_stdout,
-    clippy::print_stderr,
-    missing_docs,
-    unreachable_pub
-)]
+#![allow(clippy::print_stdout, clippy::print_stderr, missing_docs, unreachable_pub)]
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -102,9 +97,7 @@ pub async fn run_cell_with(
         stored_values: options.stored,
         limits: options.limits,
     };
-    let mut channels = engine()
-        .start_cell(CellId::generate(), start)
-        .expect("cell starts");
+    let mut channels = engine().start_cell(CellId::generate(), start).expect("cell starts");
     let commands = channels.commands.clone();
     if let Some(after) = options.terminate_after {
         let commands = commands.clone();
@@ -127,33 +120,20 @@ pub async fn run_cell_with(
                 }
                 run.items.push(item.clone());
             }
-            CellEvent::ToolCall {
-                id, js_name, input, ..
-            } => {
+            CellEvent::ToolCall { id, js_name, input, .. } => {
                 run.tool_calls.push((js_name.clone(), input.clone()));
                 match answer(js_name, input) {
                     Answer::Value(value) => {
-                        commands.send(CellCommand::ToolResponse {
-                            id: id.clone(),
-                            value,
-                        });
+                        commands.send(CellCommand::ToolResponse { id: id.clone(), value });
                     }
                     Answer::Error(text) => {
-                        commands.send(CellCommand::ToolError {
-                            id: id.clone(),
-                            text,
-                        });
+                        commands.send(CellCommand::ToolError { id: id.clone(), text });
                     }
                     Answer::Ignore => {}
                 }
             }
             CellEvent::Notify { text } => run.notifications.push(text.clone()),
-            CellEvent::Result {
-                error_text,
-                stored_value_writes,
-                abandoned_tool_calls,
-                terminated,
-            } => {
+            CellEvent::Result { error_text, stored_value_writes, abandoned_tool_calls, terminated } => {
                 run.error_text = error_text.clone();
                 run.writes = stored_value_writes.clone();
                 run.abandoned = abandoned_tool_calls.len();

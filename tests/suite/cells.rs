@@ -24,10 +24,7 @@ async fn top_level_await_works() {
 async fn thrown_error_fails_with_its_stack() {
     let run = run_cell(r#"text("before"); throw new Error("boom")"#).await;
     let error = run.error_text.expect("cell failed");
-    assert!(
-        error.starts_with("Error: boom\n    at exec_main.mjs:1:"),
-        "{error}"
-    );
+    assert!(error.starts_with("Error: boom\n    at exec_main.mjs:1:"), "{error}");
     assert_eq!(run.texts, ["before"]);
 }
 
@@ -48,18 +45,13 @@ async fn syntax_error_fails_with_v8_message() {
 #[tokio::test]
 async fn static_import_is_rejected() {
     let run = run_cell(r#"import fs from "fs"; text("no")"#).await;
-    assert_eq!(
-        run.error_text.as_deref(),
-        Some("Unsupported import in exec: fs")
-    );
+    assert_eq!(run.error_text.as_deref(), Some("Unsupported import in exec: fs"));
     assert!(run.texts.is_empty());
 }
 
 #[tokio::test]
 async fn dynamic_import_rejects_with_a_catchable_string() {
-    let run =
-        run_cell(r#"try { await import("node:fs"); } catch (e) { text(typeof e + ":" + e); }"#)
-            .await;
+    let run = run_cell(r#"try { await import("node:fs"); } catch (e) { text(typeof e + ":" + e); }"#).await;
     assert_eq!(run.texts, ["string:Unsupported import in exec: node:fs"]);
 }
 
@@ -103,17 +95,7 @@ async fn text_converts_values_like_the_reference() {
     .await;
     assert_eq!(
         run.texts,
-        [
-            "undefined",
-            "null",
-            "true",
-            "10",
-            "s",
-            r#"{"json":true}"#,
-            r#"{"b":null,"c":"tj"}"#,
-            "() => 1",
-            r#"[1,"x"]"#
-        ]
+        ["undefined", "null", "true", "10", "s", r#"{"json":true}"#, r#"{"b":null,"c":"tj"}"#, "() => 1", r#"[1,"x"]"#]
     );
 }
 
@@ -127,20 +109,9 @@ async fn stringify_errors_are_thrown_as_strings() {
     )
     .await;
     assert_eq!(run.texts[0], "string");
-    assert!(
-        run.texts[1].starts_with("TypeError: Converting circular structure to JSON"),
-        "{:?}",
-        run.texts
-    );
-    assert_eq!(
-        run.texts[2],
-        "TypeError: Do not know how to serialize a BigInt"
-    );
-    assert!(
-        run.error_text
-            .expect("uncaught cycle fails")
-            .contains("Converting circular structure to JSON")
-    );
+    assert!(run.texts[1].starts_with("TypeError: Converting circular structure to JSON"), "{:?}", run.texts);
+    assert_eq!(run.texts[2], "TypeError: Do not know how to serialize a BigInt");
+    assert!(run.error_text.expect("uncaught cycle fails").contains("Converting circular structure to JSON"));
 }
 
 #[tokio::test]
@@ -155,10 +126,7 @@ async fn helpers_return_undefined() {
 
 #[tokio::test]
 async fn tool_calls_resolve_reject_and_convert_arguments() {
-    let options = RunOptions {
-        tools: vec![function_tool("echo"), function_tool("fail")],
-        ..Default::default()
-    };
+    let options = RunOptions { tools: vec![function_tool("echo"), function_tool("fail")], ..Default::default() };
     let run = run_cell_with(
         r#"const a = await tools.echo({x: 1, skip: undefined, n: NaN});
         const b = await tools.echo();
@@ -174,19 +142,13 @@ async fn tool_calls_resolve_reject_and_convert_arguments() {
     .await;
     assert!(run.completed(), "{:?}", run.error_text);
     assert_eq!(run.texts[0], "string:tool exploded:undefined");
-    assert_eq!(
-        run.texts[1],
-        r#"[{"got":{"x":1,"n":null}},{"got":null},{"got":"s"}]"#
-    );
+    assert_eq!(run.texts[1], r#"[{"got":{"x":1,"n":null}},{"got":null},{"got":"s"}]"#);
     assert_eq!(run.tool_calls[1], ("echo".to_owned(), None));
 }
 
 #[tokio::test]
 async fn tool_call_ids_count_up_and_promise_all_issues_calls_together() {
-    let options = RunOptions {
-        tools: vec![function_tool("t")],
-        ..Default::default()
-    };
+    let options = RunOptions { tools: vec![function_tool("t")], ..Default::default() };
     let run = run_cell_with(
         r#"const r = await Promise.all([tools.t(1), tools.t(2), tools.t(3)]); text(r.join(","));"#,
         options,
@@ -207,29 +169,20 @@ async fn tool_call_ids_count_up_and_promise_all_issues_calls_together() {
 
 #[tokio::test]
 async fn bigint_argument_throws_synchronously_as_string() {
-    let options = RunOptions {
-        tools: vec![function_tool("t")],
-        ..Default::default()
-    };
+    let options = RunOptions { tools: vec![function_tool("t")], ..Default::default() };
     let run = run_cell_with(
         r#"try { tools.t({n: 1n}); } catch (e) { text(typeof e + ":" + e); }"#,
         options,
         |_, _| Answer::Value(None),
     )
     .await;
-    assert_eq!(
-        run.texts,
-        ["string:TypeError: Do not know how to serialize a BigInt\n    at exec_main.mjs:1:13"]
-    );
+    assert_eq!(run.texts, ["string:TypeError: Do not know how to serialize a BigInt\n    at exec_main.mjs:1:13"]);
     assert!(run.tool_calls.is_empty());
 }
 
 #[tokio::test]
 async fn all_tools_lists_name_and_description_in_catalog_order() {
-    let options = RunOptions {
-        tools: vec![function_tool("b_tool"), function_tool("a_tool")],
-        ..Default::default()
-    };
+    let options = RunOptions { tools: vec![function_tool("b_tool"), function_tool("a_tool")], ..Default::default() };
     let run = run_cell_with(
         r#"text(JSON.stringify(ALL_TOOLS)); text(Object.keys(tools).join(",")); text(typeof tools.a_tool);"#,
         options,
@@ -246,10 +199,7 @@ async fn all_tools_lists_name_and_description_in_catalog_order() {
 
 #[tokio::test]
 async fn overwritten_intrinsics_do_not_subvert_the_bridge() {
-    let options = RunOptions {
-        tools: vec![function_tool("t")],
-        ..Default::default()
-    };
+    let options = RunOptions { tools: vec![function_tool("t")], ..Default::default() };
     let run = run_cell_with(
         r#"JSON.stringify = () => "hijacked"; JSON.parse = () => "hijacked";
         Map.prototype.get = () => undefined; Reflect.apply = () => { throw "hijacked"; };
@@ -271,10 +221,7 @@ async fn overwritten_intrinsics_do_not_subvert_the_bridge() {
 async fn store_and_load_copy_values_and_record_writes() {
     let mut stored = codemode_bridge::StoredValues::new();
     stored.insert("seed".to_owned(), json!({"n": 1}));
-    let options = RunOptions {
-        stored,
-        ..Default::default()
-    };
+    let options = RunOptions { stored, ..Default::default() };
     let run = run_cell_with(
         r#"const s = load("seed"); s.n = 99; text(load("seed").n);
         store("obj", {list: [1, 2]}); const o = load("obj"); o.list.push(3); text(load("obj").list.length);
@@ -333,14 +280,7 @@ async fn timer_validation_errors_are_strings() {
         text(typeof setTimeout(() => {}, "nonsense"));"#,
     )
     .await;
-    assert_eq!(
-        run.texts,
-        [
-            "setTimeout expects a function callback",
-            "clearTimeout expects a numeric timeout id",
-            "number"
-        ]
-    );
+    assert_eq!(run.texts, ["setTimeout expects a function callback", "clearTimeout expects a numeric timeout id", "number"]);
 }
 
 #[tokio::test]
@@ -351,11 +291,7 @@ async fn exception_in_timer_fails_the_cell() {
         text("unreachable");"#,
     )
     .await;
-    assert!(
-        run.error_text
-            .expect("cell failed")
-            .starts_with("Error: in timer")
-    );
+    assert!(run.error_text.expect("cell failed").starts_with("Error: in timer"));
     assert!(run.texts.is_empty());
 }
 
@@ -382,10 +318,7 @@ async fn exit_stops_immediately_and_keeps_earlier_effects() {
 
 #[tokio::test]
 async fn exit_inside_conversion_admits_no_further_effects() {
-    let options = RunOptions {
-        tools: vec![function_tool("t")],
-        ..Default::default()
-    };
+    let options = RunOptions { tools: vec![function_tool("t")], ..Default::default() };
     let run = run_cell_with(
         r#"await tools.t(1);
         text({ toJSON() { exit(); return "x"; } });
@@ -436,14 +369,8 @@ async fn image_helpers_normalize_and_validate() {
         [
             (PNG.to_owned(), Some(ImageDetail::High)),
             (PNG.to_owned(), Some(ImageDetail::Original)),
-            (
-                "data:image/png;base64,QUJD".to_owned(),
-                Some(ImageDetail::Original)
-            ),
-            (
-                "data:image/png;base64,QUJD".to_owned(),
-                Some(ImageDetail::Low)
-            ),
+            ("data:image/png;base64,QUJD".to_owned(), Some(ImageDetail::Original)),
+            ("data:image/png;base64,QUJD".to_owned(), Some(ImageDetail::Low)),
             (PNG.to_owned(), Some(ImageDetail::High)),
         ]
     );
@@ -476,26 +403,14 @@ async fn notify_and_yield_control_emit_events() {
     )
     .await;
     assert_eq!(run.notifications, ["progress", r#"{"step":1}"#]);
-    assert!(
-        run.events
-            .iter()
-            .any(|e| matches!(e, CellEvent::YieldRequested))
-    );
+    assert!(run.events.iter().any(|e| matches!(e, CellEvent::YieldRequested)));
     assert_eq!(run.texts, ["notify expects non-empty text"]);
 }
 
 #[tokio::test]
 async fn unawaited_tool_calls_are_reported_as_abandoned() {
-    let options = RunOptions {
-        tools: vec![function_tool("slow")],
-        ..Default::default()
-    };
-    let run = run_cell_with(
-        r#"tools.slow(); tools.slow(); text("done")"#,
-        options,
-        |_, _| Answer::Ignore,
-    )
-    .await;
+    let options = RunOptions { tools: vec![function_tool("slow")], ..Default::default() };
+    let run = run_cell_with(r#"tools.slow(); tools.slow(); text("done")"#, options, |_, _| Answer::Ignore).await;
     assert!(run.completed());
     assert_eq!(run.abandoned, 2);
 }
