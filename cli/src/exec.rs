@@ -11,6 +11,7 @@ use codemode_runtime::code_mode::{ExecNotification, PRAGMA_PREFIX};
 use codemode_runtime::router::ToolCallResult;
 use codemode_runtime::session::Session;
 use serde_json::{Map, Value, json};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::args::ExecArgs;
@@ -24,11 +25,14 @@ const TICK: Duration = Duration::from_millis(100);
 /// Runs `codemode exec`; returns the exit code.
 pub(crate) async fn run(args: ExecArgs) -> anyhow::Result<u8> {
     let source = with_pragma(read_source(&args)?, args.yield_ms, args.max_output_tokens);
+    // Listen before the cell starts: a Ctrl-C between two calls is then kept, not lost.
+    let interrupt = signal(SignalKind::interrupt()).context("cannot listen for Ctrl-C")?;
     let session = start_session(&args.common, Mode::Exec).await?;
     let mut run = ExecRun {
         session: &session,
         printer: Printer::new(args.json),
         notifications: session.take_notifications(),
+        interrupt,
         cell_id: None,
     };
     let code = run.drive(&source, &args).await;
@@ -76,6 +80,7 @@ struct ExecRun<'a> {
     session: &'a Session,
     printer: Printer,
     notifications: Option<UnboundedReceiver<ExecNotification>>,
+    interrupt: Signal,
     cell_id: Option<String>,
 }
 
@@ -126,25 +131,31 @@ impl ExecRun<'_> {
     /// Awaits `call` while printing notifications and spinner ticks; stops at Ctrl-C.
     async fn call(&mut self, call: impl Future<Output = ToolCallResult>) -> Awaited {
         let mut call = pin!(call);
-        let mut ctrl_c = pin!(tokio::signal::ctrl_c());
         let started = Instant::now();
         let mut ticks = tokio::time::interval(TICK);
+        let Self {
+            printer,
+            notifications,
+            interrupt,
+            cell_id,
+            ..
+        } = self;
         loop {
             let notification = async {
-                match self.notifications.as_mut() {
+                match notifications.as_mut() {
                     Some(receiver) => receiver.recv().await,
                     None => std::future::pending().await,
                 }
             };
             tokio::select! {
                 result = &mut call => return Awaited::Done(result),
-                _ = &mut ctrl_c => return Awaited::Interrupted,
+                _ = interrupt.recv() => return Awaited::Interrupted,
                 received = notification => match received {
-                    Some(notification) => self.printer.notification(&notification),
-                    None => self.notifications = None,
+                    Some(notification) => printer.notification(&notification),
+                    None => *notifications = None,
                 },
-                _ = ticks.tick(), if self.printer.wants_spinner() => {
-                    self.printer.tick(self.cell_id.as_deref(), started.elapsed());
+                _ = ticks.tick(), if printer.wants_spinner() => {
+                    printer.tick(cell_id.as_deref(), started.elapsed());
                 }
             }
         }

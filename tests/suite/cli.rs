@@ -563,3 +563,25 @@ fn serve_answers_a_real_mcp_client() {
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
     assert!(stdout(&output).contains("ALL OK"), "{}", describe(&output));
 }
+
+#[test]
+fn config_hooks_apply_to_nested_calls() {
+    let scratch = Scratch::new();
+    let config = scratch.dir.path().join("hooks.toml");
+    std::fs::write(
+        &config,
+        r#"[[hooks.PreToolUse]]
+matcher = "update_plan"
+command = ["sh", "-c", "echo '{\"decision\":\"block\",\"reason\":\"plans are frozen\"}'"]
+"#,
+    )
+    .unwrap();
+    let script = "try { await tools.update_plan({plan: [{step: 'a', status: 'pending'}]}); text('ran'); } catch (e) { text('blocked: ' + String(e.message ?? e)); }";
+    let output = scratch.run(&["exec", "--config", config.to_str().unwrap(), "-e", script]);
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let out = stdout(&output);
+    assert!(
+        out.contains("plans are frozen") && !out.contains("\nran\n"),
+        "{out}"
+    );
+}
