@@ -585,3 +585,36 @@ command = ["sh", "-c", "echo '{\"decision\":\"block\",\"reason\":\"plans are fro
         "{out}"
     );
 }
+
+#[test]
+fn exec_reads_the_script_from_stdin_and_files() {
+    let scratch = Scratch::new();
+    let mut child = command(&scratch.work(), &scratch.home())
+        .args(["exec", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"text(6 * 7)").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    assert!(
+        stdout(&output).ends_with("Output:\n42\n"),
+        "{}",
+        describe(&output)
+    );
+
+    // A script's own pragma line is overridden by the flags (it becomes a comment).
+    std::fs::write(
+        scratch.work().join("slow.js"),
+        "// @exec: {\"yield_time_ms\": 60000}\nawait new Promise(r => setTimeout(r, 3000)); text('late')",
+    )
+    .unwrap();
+    let output = scratch.run(&["exec", "--no-wait", "--yield-ms", "50", "slow.js"]);
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    assert!(
+        stdout(&output).starts_with("Script running with cell ID "),
+        "{}",
+        describe(&output)
+    );
+}
