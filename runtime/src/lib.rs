@@ -35,3 +35,6 @@ pub mod code_mode;
 
 // One agent session assembled from all of the above.
 pub mod session;
+
+// The codemode.toml file (issue 7).
+pub mod config;

@@ -2,6 +2,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
 
 mod cells;
+mod cli;
 mod e2e;
 mod limits;
 mod mcp;
