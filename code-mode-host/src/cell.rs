@@ -62,13 +62,18 @@ pub(crate) struct CellSink {
 
 impl std::fmt::Debug for CellShared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CellShared").field("terminate", &self.terminate_requested()).finish()
+        f.debug_struct("CellShared")
+            .field("terminate", &self.terminate_requested())
+            .finish()
     }
 }
 
 impl CellSink {
     pub(crate) fn new(commands: Sender<CellCommand>, shared: Arc<CellShared>) -> Self {
-        Self { commands: Mutex::new(commands), shared }
+        Self {
+            commands: Mutex::new(commands),
+            shared,
+        }
     }
 }
 
@@ -116,7 +121,8 @@ impl PreparedIsolate {
         shared: Arc<CellShared>,
         commands: Receiver<CellCommand>,
     ) -> Self {
-        let heap_limit = usize::try_from(heap_limit_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+        let heap_limit =
+            usize::try_from(heap_limit_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
         let mut params = ::v8::Isolate::create_params().heap_limits(0, heap_limit);
         if let Some(blob) = snapshot {
             params = params.snapshot_blob(::v8::StartupData::from(blob));
@@ -140,7 +146,15 @@ impl PreparedIsolate {
             };
             (global, prelude_error)
         };
-        Self { context, isolate, guard, prelude_error, heap_limit_mib, shared, commands }
+        Self {
+            context,
+            isolate,
+            guard,
+            prelude_error,
+            heap_limit_mib,
+            shared,
+            commands,
+        }
     }
 
     /// Runs `start` to its end, sending its events to `events`; the Result goes last.
@@ -168,7 +182,12 @@ impl PreparedIsolate {
                 commands: &self.commands,
                 heap_limit_mib: self.heap_limit_mib,
             };
-            cell.drive(&mut self.isolate, &self.context, &start.source, &tool_catalog)
+            cell.drive(
+                &mut self.isolate,
+                &self.context,
+                &start.source,
+                &tool_catalog,
+            )
         };
 
         let state = self
@@ -236,13 +255,21 @@ impl Driver<'_> {
 
         let fire_timer = match bootstrap(scope, catalog) {
             Ok(fire_timer) => fire_timer,
-            Err(error) => return self.interrupted(scope).unwrap_or(Outcome::Completed(Some(error.text))),
+            Err(error) => {
+                return self
+                    .interrupted(scope)
+                    .unwrap_or(Outcome::Completed(Some(error.text)));
+            }
         };
         state(scope).emit(CellEvent::Started);
 
         let promise = match evaluate_module(scope, source) {
             Ok(promise) => promise,
-            Err(error) => return self.interrupted(scope).unwrap_or(Outcome::Completed(Some(error.text))),
+            Err(error) => {
+                return self
+                    .interrupted(scope)
+                    .unwrap_or(Outcome::Completed(Some(error.text)));
+            }
         };
 
         loop {
@@ -263,7 +290,9 @@ impl Driver<'_> {
                 }
             }
             if let Err(error) = self.step(scope, &fire_timer) {
-                return self.interrupted(scope).unwrap_or(Outcome::Completed(Some(error.text)));
+                return self
+                    .interrupted(scope)
+                    .unwrap_or(Outcome::Completed(Some(error.text)));
             }
         }
     }
@@ -286,11 +315,20 @@ impl Driver<'_> {
     }
 
     /// Waits for one command or the next timer and applies it.
-    fn step(&mut self, scope: &mut ::v8::PinScope<'_, '_>, fire_timer: &::v8::Global<::v8::Function>) -> Result<(), JsError> {
+    fn step(
+        &mut self,
+        scope: &mut ::v8::PinScope<'_, '_>,
+        fire_timer: &::v8::Global<::v8::Function>,
+    ) -> Result<(), JsError> {
         let deadline = state(scope).timers.next_deadline();
         let received = match deadline {
-            Some(deadline) => self.commands.recv_timeout(deadline.saturating_duration_since(Instant::now())),
-            None => self.commands.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(deadline) => self
+                .commands
+                .recv_timeout(deadline.saturating_duration_since(Instant::now())),
+            None => self
+                .commands
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
         };
         match received {
             Ok(command) => {
@@ -317,7 +355,9 @@ impl Driver<'_> {
 }
 
 fn state<'a>(scope: &'a mut ::v8::PinScope<'_, '_>) -> &'a mut CellState {
-    scope.get_slot_mut::<CellState>().expect("every cell isolate carries a CellState slot")
+    scope
+        .get_slot_mut::<CellState>()
+        .expect("every cell isolate carries a CellState slot")
 }
 
 fn apply_command(scope: &mut ::v8::PinScope<'_, '_>, command: CellCommand) {
@@ -325,14 +365,15 @@ fn apply_command(scope: &mut ::v8::PinScope<'_, '_>, command: CellCommand) {
     match command {
         CellCommand::Terminate => {}
         CellCommand::ToolResponse { id, value } => {
-            let Some(resolver) = state(scope).pending_tools.remove(&id) else { return };
+            let Some(resolver) = state(scope).pending_tools.remove(&id) else {
+                return;
+            };
             let resolver = ::v8::Local::new(scope, &resolver);
             ::v8::tc_scope!(let tc, scope);
             let value = match value {
                 None => Some(::v8::undefined(tc).into()),
-                Some(value) => {
-                    ::v8::String::new(tc, &value.to_string()).and_then(|json| ::v8::json::parse(tc, json))
-                }
+                Some(value) => ::v8::String::new(tc, &value.to_string())
+                    .and_then(|json| ::v8::json::parse(tc, json)),
             };
             match value {
                 Some(value) => {
@@ -347,7 +388,9 @@ fn apply_command(scope: &mut ::v8::PinScope<'_, '_>, command: CellCommand) {
             }
         }
         CellCommand::ToolError { id, text } => {
-            let Some(resolver) = state(scope).pending_tools.remove(&id) else { return };
+            let Some(resolver) = state(scope).pending_tools.remove(&id) else {
+                return;
+            };
             let resolver = ::v8::Local::new(scope, &resolver);
             if let Some(text) = ::v8::String::new(scope, &text) {
                 resolver.reject(scope, text.into());
@@ -356,7 +399,11 @@ fn apply_command(scope: &mut ::v8::PinScope<'_, '_>, command: CellCommand) {
     }
 }
 
-fn call_timer(scope: &mut ::v8::PinScope<'_, '_>, fire_timer: &::v8::Global<::v8::Function>, id: u64) -> Result<(), JsError> {
+fn call_timer(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    fire_timer: &::v8::Global<::v8::Function>,
+    id: u64,
+) -> Result<(), JsError> {
     ::v8::scope!(let scope, scope);
     let function = ::v8::Local::new(scope, fire_timer);
     ::v8::tc_scope!(let tc, scope);
@@ -374,9 +421,23 @@ pub(crate) fn run_prelude(scope: &mut ::v8::PinScope<'_, '_>) -> Result<(), JsEr
     ::v8::scope!(let scope, scope);
     ::v8::tc_scope!(let tc, scope);
     let source = codemode_js_prelude::source();
-    let code = ::v8::String::new(tc, &source).ok_or_else(|| js_error("prelude source too large"))?;
-    let name = ::v8::String::new(tc, codemode_js_prelude::RESOURCE_NAME).ok_or_else(|| js_error("bad name"))?;
-    let origin = ::v8::ScriptOrigin::new(tc, name.into(), 0, 0, false, 0, None, false, false, false, None);
+    let code =
+        ::v8::String::new(tc, &source).ok_or_else(|| js_error("prelude source too large"))?;
+    let name = ::v8::String::new(tc, codemode_js_prelude::RESOURCE_NAME)
+        .ok_or_else(|| js_error("bad name"))?;
+    let origin = ::v8::ScriptOrigin::new(
+        tc,
+        name.into(),
+        0,
+        0,
+        false,
+        0,
+        None,
+        false,
+        false,
+        false,
+        None,
+    );
     // Eager: the snapshot keeps the bytecode of every prelude function, so no cell pays
     // for lazily compiling the bootstrap and helpers again.
     let mut source = ::v8::script_compiler::Source::new(code, Some(&origin));
@@ -394,7 +455,10 @@ pub(crate) fn run_prelude(scope: &mut ::v8::PinScope<'_, '_>) -> Result<(), JsEr
     Ok(())
 }
 
-fn bootstrap(scope: &mut ::v8::PinScope<'_, '_>, catalog: &str) -> Result<::v8::Global<::v8::Function>, JsError> {
+fn bootstrap(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    catalog: &str,
+) -> Result<::v8::Global<::v8::Function>, JsError> {
     ::v8::scope!(let scope, scope);
     ::v8::tc_scope!(let tc, scope);
     let context = tc.get_current_context();
@@ -404,9 +468,12 @@ fn bootstrap(scope: &mut ::v8::PinScope<'_, '_>, catalog: &str) -> Result<::v8::
         .get(tc, key.into())
         .and_then(|value| ::v8::Local::<::v8::Function>::try_from(value).ok())
         .ok_or_else(|| js_error("the code-mode prelude did not define its bootstrap"))?;
-    let natives = natives_object(tc).ok_or_else(|| js_error("failed to build the natives object"))?;
-    let catalog = ::v8::String::new(tc, catalog).ok_or_else(|| js_error("tool catalog too large"))?;
-    let Some(fire_timer) = function.call(tc, global.into(), &[natives.into(), catalog.into()]) else {
+    let natives =
+        natives_object(tc).ok_or_else(|| js_error("failed to build the natives object"))?;
+    let catalog =
+        ::v8::String::new(tc, catalog).ok_or_else(|| js_error("tool catalog too large"))?;
+    let Some(fire_timer) = function.call(tc, global.into(), &[natives.into(), catalog.into()])
+    else {
         return Err(caught(tc));
     };
     let fire_timer = ::v8::Local::<::v8::Function>::try_from(fire_timer)
@@ -414,12 +481,27 @@ fn bootstrap(scope: &mut ::v8::PinScope<'_, '_>, catalog: &str) -> Result<::v8::
     Ok(::v8::Global::new(tc, fire_timer))
 }
 
-fn evaluate_module(scope: &mut ::v8::PinScope<'_, '_>, source: &str) -> Result<::v8::Global<::v8::Promise>, JsError> {
+fn evaluate_module(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    source: &str,
+) -> Result<::v8::Global<::v8::Promise>, JsError> {
     ::v8::scope!(let scope, scope);
     ::v8::tc_scope!(let tc, scope);
     let code = ::v8::String::new(tc, source).ok_or_else(|| js_error("exec source is too large"))?;
     let name = ::v8::String::new(tc, names::MODULE_NAME).ok_or_else(|| js_error("bad name"))?;
-    let origin = ::v8::ScriptOrigin::new(tc, name.into(), 0, 0, false, 0, None, false, false, true, None);
+    let origin = ::v8::ScriptOrigin::new(
+        tc,
+        name.into(),
+        0,
+        0,
+        false,
+        0,
+        None,
+        false,
+        false,
+        true,
+        None,
+    );
     let mut source = ::v8::script_compiler::Source::new(code, Some(&origin));
     let Some(module) = ::v8::script_compiler::compile_module(tc, &mut source) else {
         return Err(caught_with_location(tc));
@@ -436,33 +518,44 @@ fn evaluate_module(scope: &mut ::v8::PinScope<'_, '_>, source: &str) -> Result<:
 }
 
 fn js_error(text: &str) -> JsError {
-    JsError { text: text.to_owned() }
+    JsError {
+        text: text.to_owned(),
+    }
 }
 
 /// The pending exception of `tc` as text.
 fn caught(tc: &mut ::v8::PinnedRef<'_, ::v8::TryCatch<'_, '_, ::v8::HandleScope<'_>>>) -> JsError {
     match tc.exception() {
-        Some(exception) => JsError { text: error_text(tc, exception) },
+        Some(exception) => JsError {
+            text: error_text(tc, exception),
+        },
         None => js_error("JavaScript execution terminated"),
     }
 }
 
 /// Like [`caught`], adding `at exec_main.mjs:L:C` for syntax errors, whose stack has no
 /// frame to point at the offending line.
-fn caught_with_location(tc: &mut ::v8::PinnedRef<'_, ::v8::TryCatch<'_, '_, ::v8::HandleScope<'_>>>) -> JsError {
+fn caught_with_location(
+    tc: &mut ::v8::PinnedRef<'_, ::v8::TryCatch<'_, '_, ::v8::HandleScope<'_>>>,
+) -> JsError {
     let mut error = caught(tc);
     if let Some(message) = tc.message() {
         let line = message.get_line_number(tc).unwrap_or(0);
         let column = message.get_start_column() + 1;
         if !error.text.contains(names::MODULE_NAME) {
-            error.text.push_str(&format!("\n    at {}:{line}:{column}", names::MODULE_NAME));
+            error
+                .text
+                .push_str(&format!("\n    at {}:{line}:{column}", names::MODULE_NAME));
         }
     }
     error
 }
 
 /// The text of a thrown value: its `stack` string when it has one, else `String(value)`.
-pub(crate) fn error_text(scope: &mut ::v8::PinScope<'_, '_>, value: ::v8::Local<'_, ::v8::Value>) -> String {
+pub(crate) fn error_text(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    value: ::v8::Local<'_, ::v8::Value>,
+) -> String {
     ::v8::scope!(let scope, scope);
     ::v8::tc_scope!(let tc, scope);
     if let Ok(object) = ::v8::Local::<::v8::Object>::try_from(value)

@@ -13,7 +13,9 @@ use tracing_subscriber::EnvFilter;
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(EnvFilter::try_from_env("CODEMODE_LOG").unwrap_or_else(|_| EnvFilter::new("warn")))
+        .with_env_filter(
+            EnvFilter::try_from_env("CODEMODE_LOG").unwrap_or_else(|_| EnvFilter::new("warn")),
+        )
         .init();
     let engine = V8Engine::new(V8EngineOptions::default()).context("starting V8")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

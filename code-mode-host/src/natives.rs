@@ -12,12 +12,16 @@ pub(crate) struct Native {
     /// `natives.<name>` in the prelude.
     pub(crate) name: &'static str,
     /// Builds the function in the current context.
-    pub(crate) build: for<'s> fn(&mut ::v8::PinScope<'s, '_>) -> Option<::v8::Local<'s, ::v8::Function>>,
+    pub(crate) build:
+        for<'s> fn(&mut ::v8::PinScope<'s, '_>) -> Option<::v8::Local<'s, ::v8::Function>>,
 }
 
 macro_rules! native {
     ($name:literal, $callback:path) => {
-        Native { name: $name, build: |scope| ::v8::Function::new(scope, $callback) }
+        Native {
+            name: $name,
+            build: |scope| ::v8::Function::new(scope, $callback),
+        }
     };
 }
 
@@ -49,7 +53,9 @@ pub(crate) fn natives_object<'s>(
 }
 
 fn state<'a>(scope: &'a mut ::v8::PinScope<'_, '_>) -> &'a mut CellState {
-    scope.get_slot_mut::<CellState>().expect("every cell isolate carries a CellState slot")
+    scope
+        .get_slot_mut::<CellState>()
+        .expect("every cell isolate carries a CellState slot")
 }
 
 fn admitted(scope: &mut ::v8::PinScope<'_, '_>) -> bool {
@@ -77,34 +83,54 @@ pub(crate) fn parse_json(text: &str) -> Result<serde_json::Value, String> {
     if text.contains("$serde_json::private") {
         return Err("failed to serialize JavaScript value: reserved JSON object key".to_owned());
     }
-    serde_json::from_str(text).map_err(|error| format!("failed to serialize JavaScript value: {error}"))
+    serde_json::from_str(text)
+        .map_err(|error| format!("failed to serialize JavaScript value: {error}"))
 }
 
-fn op_text(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArguments<'_>, _rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_text(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    args: ::v8::FunctionCallbackArguments<'_>,
+    _rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     if !admitted(scope) {
         return;
     }
     if let Some(text) = string_arg(scope, &args, 0) {
-        state(scope).emit(CellEvent::ContentItem { item: ContentItem::InputText { text } });
+        state(scope).emit(CellEvent::ContentItem {
+            item: ContentItem::InputText { text },
+        });
     }
 }
 
-fn op_image(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArguments<'_>, _rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_image(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    args: ::v8::FunctionCallbackArguments<'_>,
+    _rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     if !admitted(scope) {
         return;
     }
-    let (Some(image_url), Some(detail)) = (string_arg(scope, &args, 0), string_arg(scope, &args, 1)) else {
+    let (Some(image_url), Some(detail)) =
+        (string_arg(scope, &args, 0), string_arg(scope, &args, 1))
+    else {
         return;
     };
     match ImageDetail::parse(&detail) {
         Ok(detail) => state(scope).emit(CellEvent::ContentItem {
-            item: ContentItem::InputImage { image_url, detail: Some(detail) },
+            item: ContentItem::InputImage {
+                image_url,
+                detail: Some(detail),
+            },
         }),
         Err(error) => throw_string(scope, &error.to_string()),
     }
 }
 
-fn op_notify(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArguments<'_>, _rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_notify(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    args: ::v8::FunctionCallbackArguments<'_>,
+    _rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     if !admitted(scope) {
         return;
     }
@@ -113,13 +139,20 @@ fn op_notify(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArg
     }
 }
 
-fn op_call_tool(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArguments<'_>, mut rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_call_tool(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    args: ::v8::FunctionCallbackArguments<'_>,
+    mut rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     if !admitted(scope) {
         return;
     }
     let index = args.get(0).uint32_value(scope).unwrap_or(u32::MAX) as usize;
     // Only the two names travel with the call; descriptions and schemas can be large.
-    let names = state(scope).tools.get(index).map(|tool| (tool.tool_name.clone(), tool.name.clone()));
+    let names = state(scope)
+        .tools
+        .get(index)
+        .map(|tool| (tool.tool_name.clone(), tool.name.clone()));
     let Some((tool_name, js_name)) = names else {
         throw_string(scope, &format!("unknown nested tool index {index}"));
         return;
@@ -152,7 +185,11 @@ fn op_call_tool(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallback
     rv.set(promise.into());
 }
 
-fn op_store(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArguments<'_>, _rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_store(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    args: ::v8::FunctionCallbackArguments<'_>,
+    _rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     if !admitted(scope) {
         return;
     }
@@ -169,7 +206,11 @@ fn op_store(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArgu
     }
 }
 
-fn op_load(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArguments<'_>, mut rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_load(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    args: ::v8::FunctionCallbackArguments<'_>,
+    mut rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     let Some(key) = string_arg(scope, &args, 0) else {
         return;
     };
@@ -181,17 +222,31 @@ fn op_load(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArgum
     }
 }
 
-fn op_set_timer(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArguments<'_>, mut rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_set_timer(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    args: ::v8::FunctionCallbackArguments<'_>,
+    mut rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     if !admitted(scope) {
         return;
     }
     let millis = args.get(0).number_value(scope).unwrap_or(0.0);
-    let millis = if millis.is_finite() && millis > 0.0 { millis as u64 } else { 0 };
-    let id = state(scope).timers.schedule(std::time::Duration::from_millis(millis));
+    let millis = if millis.is_finite() && millis > 0.0 {
+        millis as u64
+    } else {
+        0
+    };
+    let id = state(scope)
+        .timers
+        .schedule(std::time::Duration::from_millis(millis));
     rv.set(::v8::Number::new(scope, id as f64).into());
 }
 
-fn op_clear_timer(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallbackArguments<'_>, _rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_clear_timer(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    args: ::v8::FunctionCallbackArguments<'_>,
+    _rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     if !admitted(scope) {
         return;
     }
@@ -201,14 +256,22 @@ fn op_clear_timer(scope: &mut ::v8::PinScope<'_, '_>, args: ::v8::FunctionCallba
     }
 }
 
-fn op_yield(scope: &mut ::v8::PinScope<'_, '_>, _args: ::v8::FunctionCallbackArguments<'_>, _rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_yield(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    _args: ::v8::FunctionCallbackArguments<'_>,
+    _rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     if !admitted(scope) {
         return;
     }
     state(scope).emit(CellEvent::YieldRequested);
 }
 
-fn op_exit(scope: &mut ::v8::PinScope<'_, '_>, _args: ::v8::FunctionCallbackArguments<'_>, _rv: ::v8::ReturnValue<'_, ::v8::Value>) {
+fn op_exit(
+    scope: &mut ::v8::PinScope<'_, '_>,
+    _args: ::v8::FunctionCallbackArguments<'_>,
+    _rv: ::v8::ReturnValue<'_, ::v8::Value>,
+) {
     if state(scope).exit_requested {
         return;
     }
@@ -233,6 +296,9 @@ mod tests {
     #[test]
     fn reserved_serde_keys_are_rejected() {
         let error = parse_json(r#"{"$serde_json::private::RawValue":"1"}"#).unwrap_err();
-        assert_eq!(error, "failed to serialize JavaScript value: reserved JSON object key");
+        assert_eq!(
+            error,
+            "failed to serialize JavaScript value: reserved JSON object key"
+        );
     }
 }

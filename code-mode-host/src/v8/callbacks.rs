@@ -11,7 +11,10 @@ pub(crate) fn resolve_import_rejected<'s>(
     // context it passes; a callback scope over that live context is what the API requires.
     ::v8::callback_scope!(unsafe scope, context);
     ::v8::scope!(let scope, scope);
-    let message = format!("Unsupported import in exec: {}", specifier.to_rust_string_lossy(scope));
+    let message = format!(
+        "Unsupported import in exec: {}",
+        specifier.to_rust_string_lossy(scope)
+    );
     if let Some(text) = ::v8::String::new(scope, &message) {
         scope.throw_exception(text.into());
     }
@@ -26,7 +29,10 @@ pub(crate) fn dynamic_import_rejected<'s>(
     specifier: ::v8::Local<'s, ::v8::String>,
     _import_attributes: ::v8::Local<'s, ::v8::FixedArray>,
 ) -> Option<::v8::Local<'s, ::v8::Promise>> {
-    let message = format!("Unsupported import in exec: {}", specifier.to_rust_string_lossy(scope));
+    let message = format!(
+        "Unsupported import in exec: {}",
+        specifier.to_rust_string_lossy(scope)
+    );
     let resolver = ::v8::PromiseResolver::new(scope)?;
     let text = ::v8::String::new(scope, &message)?;
     resolver.reject(scope, text.into());

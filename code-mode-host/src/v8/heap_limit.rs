@@ -17,7 +17,10 @@ pub(crate) struct HeapGuard {
 impl HeapGuard {
     /// A guard for the isolate behind `handle`.
     pub(crate) fn new(handle: ::v8::IsolateHandle) -> Box<Self> {
-        Box::new(Self { handle, exceeded: AtomicBool::new(false) })
+        Box::new(Self {
+            handle,
+            exceeded: AtomicBool::new(false),
+        })
     }
 
     /// Whether the limit was reached.
@@ -39,7 +42,11 @@ impl HeapGuard {
 
 /// # Safety
 /// `data` must point to a live `HeapGuard` (guaranteed by `HeapGuard::install`'s contract).
-unsafe extern "C" fn near_heap_limit(data: *mut c_void, current_heap_limit: usize, _initial: usize) -> usize {
+unsafe extern "C" fn near_heap_limit(
+    data: *mut c_void,
+    current_heap_limit: usize,
+    _initial: usize,
+) -> usize {
     // SAFETY: `data` was produced by `HeapGuard::install` from a boxed guard that the cell
     // thread keeps alive until after the isolate is dropped; we only read through it and the
     // fields are thread-safe (AtomicBool, IsolateHandle).

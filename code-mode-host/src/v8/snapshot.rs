@@ -17,7 +17,11 @@ pub(crate) fn startup_snapshot() -> Result<&'static [u8], HostError> {
                 .name("codemode-snapshot".to_owned())
                 .spawn(build)
                 .map_err(|error| error.to_string())
-                .and_then(|handle| handle.join().map_err(|_| "snapshot thread panicked".to_owned())?)
+                .and_then(|handle| {
+                    handle
+                        .join()
+                        .map_err(|_| "snapshot thread panicked".to_owned())?
+                })
         })
         .clone()
         .map_err(HostError::Snapshot)
