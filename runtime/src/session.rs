@@ -266,6 +266,9 @@ impl Session {
         for tool in external {
             registry.register_external(tool);
         }
+        for tool in options.extra_tools {
+            registry.register_external(tool);
+        }
         exec.refresh_catalog(&registry);
 
         Ok(Self {
