@@ -542,3 +542,80 @@ both_backends!(hooks_see_and_block_nested_calls, |backend| {
         reply.items
     );
 });
+
+/// An embedder's dynamic tool, deferred (not shown to the model), answering with text.
+struct HiddenDynamicTool;
+
+impl codemode_runtime::tool::ToolExecutor for HiddenDynamicTool {
+    fn tool_name(&self) -> codemode_runtime::tool::ToolName {
+        codemode_runtime::tool::ToolName::namespaced("codex_app", "hidden_dynamic_tool")
+    }
+
+    fn spec(&self) -> codemode_runtime::tool::ToolSpec {
+        codemode_runtime::tool::ToolSpec::Function {
+            name: "hidden_dynamic_tool".to_owned(),
+            description: "A deferred dynamic tool".to_owned(),
+            strict: false,
+            defer_loading: Some(true),
+            parameters: json!({"type": "object", "properties": {"x": {"type": "number"}}}),
+            output_schema: None,
+        }
+    }
+
+    fn exposure(&self) -> codemode_runtime::tool::ToolExposure {
+        codemode_runtime::tool::ToolExposure::Deferred
+    }
+
+    fn handle(
+        &self,
+        invocation: codemode_runtime::tool::ToolInvocation,
+    ) -> futures::future::BoxFuture<
+        '_,
+        Result<
+            Box<dyn codemode_runtime::tool::ToolOutput>,
+            codemode_runtime::tool::FunctionCallError,
+        >,
+    > {
+        Box::pin(async move {
+            let codemode_runtime::tool::ToolPayload::Function { arguments } = invocation.payload
+            else {
+                return Err(codemode_runtime::tool::FunctionCallError::RespondToModel(
+                    "bad payload".to_owned(),
+                ));
+            };
+            Ok(Box::new(codemode_runtime::tool::TextToolOutput::ok(format!(
+                "hidden-ok {arguments}"
+            )))
+                as Box<dyn codemode_runtime::tool::ToolOutput>)
+        })
+    }
+}
+
+both_backends!(deferred_dynamic_tools_are_callable_and_listed, |backend| {
+    let (session, _dir) = session_with(backend, |options| {
+        options
+            .extra_tools
+            .push(std::sync::Arc::new(HiddenDynamicTool));
+    })
+    .await;
+    let reply = exec(
+        &session,
+        r#"const entry = ALL_TOOLS.find((tool) => tool.name.includes("hidden_dynamic_tool"));
+        text(entry.name);
+        text(await tools[entry.name]({x: 1}));"#,
+    )
+    .await;
+    assert_eq!(
+        reply.items,
+        ["codex_app__hidden_dynamic_tool", r#"hidden-ok {"x":1}"#],
+        "{:?}",
+        reply.items
+    );
+    // Deferred: callable from cells but not in the model's tool list.
+    assert!(
+        !session
+            .model_tools()
+            .to_string()
+            .contains("hidden_dynamic_tool")
+    );
+});
