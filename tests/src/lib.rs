@@ -475,3 +475,27 @@ impl ExecOutput {
         );
     }
 }
+
+/// A fresh folder outside every default writable root of the workspace-write sandbox (the
+/// cwd, `/tmp` and `$TMPDIR`), wherever the checkout lives. Removed on drop.
+pub fn outside_workspace_dir() -> tempfile::TempDir {
+    let tmpdir = std::env::var_os("TMPDIR").map(std::path::PathBuf::from);
+    let under_tmp = |path: &std::path::Path| {
+        path.starts_with("/tmp") || tmpdir.as_ref().is_some_and(|t| path.starts_with(t))
+    };
+    let candidates = [
+        Some(std::path::PathBuf::from("/var/tmp")),
+        std::env::var_os("HOME").map(std::path::PathBuf::from),
+    ];
+    for base in candidates.into_iter().flatten() {
+        if base.is_dir() && !under_tmp(&base) {
+            if let Ok(dir) = tempfile::Builder::new()
+                .prefix("codemode-outside-")
+                .tempdir_in(&base)
+            {
+                return dir;
+            }
+        }
+    }
+    panic!("no writable folder outside /tmp and $TMPDIR for the sandbox tests");
+}

@@ -379,7 +379,8 @@ fn builtin_exec_command_runs_sandboxed_in_the_cwd() {
     assert!(scratch.work().join("f.txt").is_file());
 
     // Outside the workspace (and not a temp folder) the sandbox refuses the write.
-    let outside = repo_root().join("target").join("cli-test-outside.txt");
+    let outside_dir = codemode_tests::outside_workspace_dir();
+    let outside = outside_dir.path().join("cli-test-outside.txt");
     let script = format!(
         "const r = await tools.exec_command({{cmd: 'echo x > {}'}}); text(String(r.exit_code))",
         outside.display()

@@ -494,8 +494,7 @@ fn hosts_started_as(program: &std::path::Path) -> Vec<u32> {
 both_backends!(nested_commands_run_in_the_sandbox, |backend| {
     let (session, dir) = session(backend).await;
     // Not under /tmp: workspace-write also allows /tmp and $TMPDIR, as the reference does.
-    let outside =
-        tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("dir outside the workspace");
+    let outside = codemode_tests::outside_workspace_dir();
     let target = outside.path().join("escaped.txt");
     let reply = exec(
         &session,
