@@ -3,17 +3,21 @@
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 use crate::BridgeError;
 
 /// The largest frame either side sends or accepts: 64 MiB.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
 
-/// Reads length-prefixed frames.
+/// Length of the little-endian `u32` frame prefix.
+const PREFIX_BYTES: usize = 4;
+
+/// Reads length-prefixed frames. Reads are buffered: a frame usually arrives in one read
+/// system call, prefix included.
 #[derive(Debug)]
 pub struct FrameReader<R> {
-    reader: R,
+    reader: BufReader<R>,
     max_frame: usize,
 }
 
@@ -25,12 +29,15 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 
     /// Reads frames of up to `max_frame` bytes.
     pub fn with_max_frame(reader: R, max_frame: usize) -> Self {
-        Self { reader, max_frame }
+        Self {
+            reader: BufReader::new(reader),
+            max_frame,
+        }
     }
 
     /// The next frame, or `None` on a clean close.
     pub async fn read_frame(&mut self) -> Result<Option<Vec<u8>>, BridgeError> {
-        let mut prefix = [0u8; 4];
+        let mut prefix = [0u8; PREFIX_BYTES];
         let mut filled = 0;
         while filled < prefix.len() {
             let n = self.reader.read(&mut prefix[filled..]).await?;
@@ -108,16 +115,34 @@ impl<W: AsyncWrite + Unpin> FrameWriter<W> {
                 len: payload.len(),
                 max: self.max_frame,
             })?;
-        self.writer.write_all(&len.to_le_bytes()).await?;
-        self.writer.write_all(payload).await?;
-        self.writer.flush().await?;
-        Ok(())
+        // One write per frame: a prefix written on its own would wake the reader for four
+        // bytes and make it wait again for the payload.
+        let mut frame = Vec::with_capacity(PREFIX_BYTES + payload.len());
+        frame.extend_from_slice(&len.to_le_bytes());
+        frame.extend_from_slice(payload);
+        self.write_whole_frame(&frame).await
     }
 
     /// Serializes and writes one message.
     pub async fn write_message<T: Serialize>(&mut self, message: &T) -> Result<(), BridgeError> {
-        let payload = serde_json::to_vec(message)?;
-        self.write_frame(&payload).await
+        let mut frame = vec![0u8; PREFIX_BYTES];
+        serde_json::to_writer(&mut frame, message)?;
+        let payload_len = frame.len() - PREFIX_BYTES;
+        let len = u32::try_from(payload_len)
+            .ok()
+            .filter(|len| *len as usize <= self.max_frame)
+            .ok_or(BridgeError::FrameTooLarge {
+                len: payload_len,
+                max: self.max_frame,
+            })?;
+        frame[..PREFIX_BYTES].copy_from_slice(&len.to_le_bytes());
+        self.write_whole_frame(&frame).await
+    }
+
+    async fn write_whole_frame(&mut self, frame: &[u8]) -> Result<(), BridgeError> {
+        self.writer.write_all(frame).await?;
+        self.writer.flush().await?;
+        Ok(())
     }
 
     /// Flushes and shuts the writer down (the peer sees a clean close).

@@ -257,6 +257,75 @@ fn benches(c: &mut Criterion) {
             bench.session.shutdown().await;
         }
     });
+
+    print_summary(target);
+}
+
+/// Criterion's median estimate of `group/id` in nanoseconds, from the report it just wrote
+/// (`target/criterion`, next to `target/release/deps/<this bench>`).
+fn median_ns(group: &str, id: &str) -> Option<f64> {
+    let exe = std::env::current_exe().ok()?;
+    let target_dir = exe.parent()?.parent()?.parent()?;
+    let path = target_dir
+        .join("criterion")
+        .join(group)
+        .join(id)
+        .join("new/estimates.json");
+    let estimates: Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    estimates["median"]["point_estimate"].as_f64()
+}
+
+fn format_ns(ns: f64) -> String {
+    match ns {
+        ns if ns >= 1e6 => format!("{:.1} ms", ns / 1e6),
+        ns if ns >= 1e3 => format!("{:.1} µs", ns / 1e3),
+        ns => format!("{ns:.0} ns"),
+    }
+}
+
+/// Prints the README table: medians, targets, pass/fail and the host/in-process ratio.
+fn print_summary(fanout_target: Duration) {
+    let rows: [(&str, &str, f64, &str); 3] = [
+        (
+            "exec_text",
+            "exec `text(\"hi\")` round trip",
+            3e6,
+            "≤ 3 ms (host)",
+        ),
+        (
+            "nested_call",
+            "nested `tools.noop({})` call, per call",
+            25e3,
+            "≤ 25 µs (≥ 40k calls/s)",
+        ),
+        (
+            "fanout_1000x50ms",
+            "1,000 × 50 ms calls, `Promise.all`",
+            fanout_target.as_nanos() as f64,
+            "≤ 1.2 × ceil(1000/64) × 50 ms = 960 ms",
+        ),
+    ];
+    println!();
+    println!("| benchmark | median host | median in-process | target | ratio host/in-process |");
+    println!("|---|---|---|---|---|");
+    for (group, title, target_ns, target_text) in rows {
+        let host = median_ns(group, "host");
+        let local = median_ns(group, "in_process");
+        let verdict = |median: Option<f64>| match median {
+            Some(median) if median <= target_ns => format!("{} ✅", format_ns(median)),
+            Some(median) => format!("{} ❌", format_ns(median)),
+            None => "n/a".to_owned(),
+        };
+        let ratio = match (host, local) {
+            (Some(host), Some(local)) if local > 0.0 => format!("{:.2}", host / local),
+            _ => "n/a".to_owned(),
+        };
+        println!(
+            "| {title} | {} | {} | {target_text} | {ratio} |",
+            verdict(host),
+            verdict(local)
+        );
+    }
 }
 
 criterion_group!(e2e, benches);
