@@ -53,6 +53,8 @@ struct ClientInner {
     shared: Arc<Shared>,
     /// The spawned process, killed when the client is dropped.
     _child: Option<tokio::process::Child>,
+    /// Its pid, to notice a dead host before the reader task has seen the pipe close.
+    pid: Option<u32>,
 }
 
 impl Drop for ClientInner {
@@ -215,17 +217,19 @@ impl HostClient {
             exited: CancellationToken::new(),
         });
         tokio::spawn(read_loop(reader, Arc::clone(&shared)));
+        let pid = child.as_ref().and_then(tokio::process::Child::id);
         Ok(Self {
             inner: Arc::new(ClientInner {
                 shared,
                 _child: child,
+                pid,
             }),
         })
     }
 
     /// True once the host's connection ended.
     pub fn has_exited(&self) -> bool {
-        self.inner.shared.exited.is_cancelled()
+        self.inner.shared.exited.is_cancelled() || self.inner.pid.is_some_and(process_is_dead)
     }
 
     /// Resolves when the host's connection ends.
@@ -621,3 +625,20 @@ impl CodeModeSession for RemoteSession {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether the child `pid` has died (gone, or a zombie not yet reaped). A killed host is seen
+/// here at once, while the reader task may notice the closed pipe only later under load; the
+/// next `execute` then starts a fresh host instead of failing on the dead one.
+fn process_is_dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rfind(')')
+            .and_then(|close| stat.get(close + 2..close + 3))
+            .is_some_and(|state| state == "Z" || state == "X"),
+        // Without procfs there is nothing to learn here; the reader task decides.
+        Err(error) => {
+            error.kind() == std::io::ErrorKind::NotFound
+                && std::path::Path::new("/proc/self").exists()
+        }
+    }
+}

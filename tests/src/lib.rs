@@ -488,13 +488,13 @@ pub fn outside_workspace_dir() -> tempfile::TempDir {
         std::env::var_os("HOME").map(std::path::PathBuf::from),
     ];
     for base in candidates.into_iter().flatten() {
-        if base.is_dir() && !under_tmp(&base) {
-            if let Ok(dir) = tempfile::Builder::new()
+        if base.is_dir()
+            && !under_tmp(&base)
+            && let Ok(dir) = tempfile::Builder::new()
                 .prefix("codemode-outside-")
                 .tempdir_in(&base)
-            {
-                return dir;
-            }
+        {
+            return dir;
         }
     }
     panic!("no writable folder outside /tmp and $TMPDIR for the sandbox tests");
