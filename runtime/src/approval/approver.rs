@@ -17,39 +17,26 @@ pub trait Approver: Send + Sync + std::fmt::Debug {
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'_, ReviewDecision>;
 }
 
-/// Always gives the same answer and records every request (non-interactive sessions, tests).
+/// Always gives the same answer and records every request (non-interactive sessions, tests):
+/// a scripted approver with an empty script.
 #[derive(Debug)]
-pub struct FixedApprover {
-    decision: ReviewDecision,
-    requests: Mutex<Vec<ApprovalRequest>>,
-}
+pub struct FixedApprover(ScriptedApprover);
 
 impl FixedApprover {
     /// Answers every request with `decision`.
     pub fn new(decision: ReviewDecision) -> Self {
-        Self {
-            decision,
-            requests: Mutex::new(Vec::new()),
-        }
+        Self(ScriptedApprover::new(Vec::new(), decision))
     }
 
     /// The requests seen so far.
     pub fn requests(&self) -> Vec<ApprovalRequest> {
-        self.requests
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        self.0.requests()
     }
 }
 
 impl Approver for FixedApprover {
     fn request_approval(&self, request: ApprovalRequest) -> BoxFuture<'_, ReviewDecision> {
-        self.requests
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(request);
-        let decision = self.decision.clone();
-        Box::pin(async move { decision })
+        self.0.request_approval(request)
     }
 }
 
