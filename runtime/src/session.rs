@@ -288,18 +288,22 @@ impl Session {
     /// Freezes the tool plan for one model request and makes it the plan nested calls of
     /// running cells use.
     pub fn step(&self) -> ToolCallRuntime {
-        let step = StepContext::new(
+        let runtime = ToolCallRuntime::new(self.step_context(), self.cancellation.child_token());
+        self.broker
+            .set_active_runtime(Some(runtime.for_nested_calls()));
+        runtime
+    }
+
+    /// The frozen plan for one model request, without making it the plan of running cells.
+    fn step_context(&self) -> StepContext {
+        StepContext::new(
             &self.registry,
             self.context.clone(),
             StepContextOptions {
                 hooks: self.hooks.clone(),
                 ..Default::default()
             },
-        );
-        let runtime = ToolCallRuntime::new(step, self.cancellation.child_token());
-        self.broker
-            .set_active_runtime(Some(runtime.for_nested_calls()));
-        runtime
+        )
     }
 
     /// Runs one model output item (`function_call`, `custom_tool_call`, `tool_search_call`)
@@ -349,7 +353,8 @@ impl Session {
 
     /// The `tools` array of a Responses API request for this session's current plan.
     pub fn model_tools(&self) -> Value {
-        json!(self.step().step().tools_json())
+        // Listing tools must not swap the plan that background cells dispatch through.
+        json!(self.step_context().tools_json())
     }
 
     /// The `notify()` messages; can be taken once.
